@@ -1,0 +1,48 @@
+// `tern`: one binary, subcommands registered by the cmd_*.cpp files beside this one.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <exception>
+#include <utility>
+
+#include "cli/command.h"
+#include "cli/version.h"
+
+namespace tern::cli {
+namespace {
+struct Entry {
+  std::string name;
+  CommandSetup setup;
+};
+std::vector<Entry>& registry() {
+  static std::vector<Entry> r;
+  return r;
+}
+std::atomic<int> g_exit_code{0};
+}  // namespace
+
+RegisterCommand::RegisterCommand(std::string name, CommandSetup setup) {
+  registry().push_back({std::move(name), std::move(setup)});
+}
+void set_exit_code(int code) { g_exit_code = code; }
+int exit_code() { return g_exit_code; }
+
+}  // namespace tern::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"Tern: a high-performance telemetry pipeline (OTLP in, Elasticsearch out)", "tern"};
+  app.set_version_flag("--version", std::string("tern ") + tern::cli::kVersion);
+  app.require_subcommand(1);
+  auto& entries = tern::cli::registry();
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (auto& e : entries) e.setup(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tern: error: %s\n", e.what());
+    return 1;
+  }
+  return tern::cli::exit_code();
+}
