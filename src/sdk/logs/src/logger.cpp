@@ -1,0 +1,58 @@
+#include "tern/sdk/logs/logger.h"
+
+#include <algorithm>
+
+namespace tern::sdk::logs {
+
+LoggerProvider::LoggerProvider(Resource resource, std::vector<std::unique_ptr<LogRecordProcessor>> processors)
+    : resource_(std::make_unique<const Resource>(std::move(resource))), processors_(std::move(processors)) {
+  std::erase(processors_, nullptr);
+  for (auto& p : processors_) p->SetResource(resource_.get());
+}
+
+LoggerProvider::LoggerProvider(Resource resource, std::unique_ptr<LogRecordProcessor> processor)
+    : LoggerProvider(std::move(resource), [&] {
+        std::vector<std::unique_ptr<LogRecordProcessor>> v;
+        v.push_back(std::move(processor));
+        return v;
+      }()) {}
+
+LoggerProvider::~LoggerProvider() { Shutdown(); }
+
+Logger& LoggerProvider::GetLogger(std::string_view name, std::string_view version,
+                                  std::string_view schema_url) {
+  std::lock_guard lock(loggers_mu_);
+  for (const auto& l : loggers_) {
+    const auto& s = l->scope();
+    if (s.name == name && s.version == version && s.schema_url == schema_url) return *l;
+  }
+  InstrumentationScope scope{std::string(name), std::string(version), std::string(schema_url), {}};
+  loggers_.push_back(std::unique_ptr<Logger>(new Logger(std::move(scope), processors_, &shutdown_)));
+  return *loggers_.back();
+}
+
+bool LoggerProvider::ForceFlush(std::chrono::milliseconds timeout) {
+  if (shutdown_.load()) return false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  bool ok = true;
+  for (auto& p : processors_) {
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    ok = p->ForceFlush(std::max(left, std::chrono::milliseconds(0))) && ok;
+  }
+  return ok;
+}
+
+bool LoggerProvider::Shutdown(std::chrono::milliseconds timeout) {
+  if (shutdown_.exchange(true)) return true;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  bool ok = true;
+  for (auto& p : processors_) {
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    ok = p->Shutdown(std::max(left, std::chrono::milliseconds(0))) && ok;
+  }
+  return ok;
+}
+
+}  // namespace tern::sdk::logs

@@ -1,0 +1,123 @@
+#include <gtest/gtest.h>
+
+#include "pdata/logs.h"
+#include "tern/sdk/logs/exporters.h"
+#include "tern/sdk/logs/logger.h"
+#include "tern/sdk/logs/simple_processor.h"
+
+namespace tern::sdk::logs {
+namespace {
+
+// Records the resource and scope seen by the exporter, and converts each batch to
+// pdata: the batch view maps onto one ResourceLogs with one ScopeLogs per scope run.
+class PdataExporter final : public LogRecordExporter {
+ public:
+  ExportResult Export(const LogRecordBatchView& batch) const noexcept override {
+    auto data = std::make_unique<pdata::LogsData>();
+    const auto& a = data->arena;
+    auto& rl = data->resource_logs.emplace_back(a);
+    for (const auto& kv : batch.resource().attributes)
+      rl.resource.attributes.push_back({a.copy(kv.key), Convert(a, kv.value.view())});
+    const InstrumentationScope* current = nullptr;
+    for (const auto& e : batch) {
+      if (e.scope != current) {
+        current = e.scope;
+        auto& sl = rl.scope_logs.emplace_back(a);
+        sl.scope.name = a.copy(current->name);
+        sl.scope.version = a.copy(current->version);
+      }
+      auto& rec = rl.scope_logs.back().log_records.emplace_back(a);
+      rec.time_unix_nano = e.record->timestamp();
+      rec.severity_number = static_cast<std::int32_t>(e.record->severity());
+      rec.body = Convert(a, e.record->body());
+      for (const auto& attr : e.record->attributes())
+        rec.attributes.push_back({a.copy(attr.key), Convert(a, attr.value)});
+      rec.dropped_attributes_count = e.record->dropped_attributes_count();
+    }
+    const pdata::LogsData* expected = nullptr;
+    last_.compare_exchange_strong(expected, data.release());
+    return ExportResult::kSuccess;
+  }
+  ~PdataExporter() override { delete last_.load(); }
+  const pdata::LogsData* first() const { return last_.load(); }
+
+ private:
+  static pdata::AnyValue Convert(const pdata::Arena& a, const Value& v) {
+    switch (v.kind()) {
+      case ValueKind::kString:
+        return pdata::AnyValue::string(a.copy(v.as_string()));
+      case ValueKind::kBool:
+        return pdata::AnyValue::boolean(v.as_bool());
+      case ValueKind::kInt:
+        return pdata::AnyValue::integer(v.as_int());
+      case ValueKind::kDouble:
+        return pdata::AnyValue::dbl(v.as_double());
+      case ValueKind::kEmpty:
+        break;
+    }
+    return {};
+  }
+  mutable std::atomic<const pdata::LogsData*> last_{nullptr};  // keeps the first batch only
+};
+
+TEST(LoggerTest, ExporterSeesResourceScopeAndRecordAsPdata) {
+  auto exporter = std::make_shared<PdataExporter>();
+  LoggerProvider provider(Resource{{"service.name", "svc"}, {"pid", 12}},
+                          std::make_unique<SimpleLogRecordProcessor>(exporter));
+  Logger& logger = provider.GetLogger("lib", "1.2");
+  LogRecord r;
+  r.SetTimestamp(99).SetSeverity(Severity::kInfo).SetBody(3.5).AddAttribute("k", "v");
+  logger.Emit(r);
+
+  const pdata::LogsData* data = exporter->first();
+  ASSERT_NE(data, nullptr);
+  ASSERT_EQ(data->resource_logs.size(), 1u);
+  const auto& rl = data->resource_logs[0];
+  ASSERT_EQ(rl.resource.attributes.size(), 2u);
+  const auto* name = pdata::find_attribute(rl.resource.attributes, "service.name");
+  ASSERT_NE(name, nullptr);
+  EXPECT_EQ(name->string_value, "svc");
+  EXPECT_EQ(pdata::find_attribute(rl.resource.attributes, "pid")->int_value, 12);
+  ASSERT_EQ(rl.scope_logs.size(), 1u);
+  EXPECT_EQ(rl.scope_logs[0].scope.name, "lib");
+  EXPECT_EQ(rl.scope_logs[0].scope.version, "1.2");
+  ASSERT_EQ(data->record_count(), 1u);
+  const auto& rec = rl.scope_logs[0].log_records[0];
+  EXPECT_EQ(rec.time_unix_nano, 99u);
+  EXPECT_EQ(rec.severity_number, 9);
+  EXPECT_EQ(rec.body.kind, pdata::ValueKind::Double);
+  EXPECT_DOUBLE_EQ(rec.body.double_value, 3.5);
+  EXPECT_EQ(pdata::find_attribute(rec.attributes, "k")->string_value, "v");
+}
+
+TEST(LoggerTest, SameScopeGivesSameLogger) {
+  LoggerProvider provider;
+  Logger& a = provider.GetLogger("x", "1");
+  EXPECT_EQ(&a, &provider.GetLogger("x", "1"));
+  EXPECT_NE(&a, &provider.GetLogger("x", "2"));
+  EXPECT_NE(&a, &provider.GetLogger("y", "1"));
+  EXPECT_EQ(a.scope().name, "x");
+}
+
+TEST(LoggerTest, EveryProcessorSeesEachRecordAndShutdownStopsEmits) {
+  auto e1 = std::make_shared<InMemoryLogRecordExporter>();
+  auto e2 = std::make_shared<InMemoryLogRecordExporter>();
+  std::vector<std::unique_ptr<LogRecordProcessor>> ps;
+  ps.push_back(std::make_unique<SimpleLogRecordProcessor>(e1));
+  ps.push_back(std::make_unique<SimpleLogRecordProcessor>(e2));
+  LoggerProvider provider(Resource{}, std::move(ps));
+  Logger& logger = provider.GetLogger("l");
+  logger.Emit(LogRecord{});
+  EXPECT_TRUE(provider.ForceFlush());
+  EXPECT_TRUE(provider.Shutdown());
+  logger.Emit(LogRecord{});
+  EXPECT_EQ(e1->record_count(), 1u);
+  EXPECT_EQ(e2->record_count(), 1u);
+  EXPECT_EQ(e1->shutdown_calls(), 1);
+  EXPECT_FALSE(provider.ForceFlush());
+  EXPECT_TRUE(provider.Shutdown());  // idempotent
+  EXPECT_EQ(e1->shutdown_calls(), 1);
+}
+
+}  // namespace
+}  // namespace tern::sdk::logs
