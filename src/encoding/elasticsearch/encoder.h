@@ -1,0 +1,110 @@
+#pragma once
+// Elasticsearch bulk encoder, "otel" mapping mode (contract:
+// shared/spec/elasticsearch-otel-mode.md, summarized in docs/elasticsearch-mapping.md).
+//
+// Writes action line + document line per item straight from pdata into an
+// EncodedBatch: no document tree, no sorting, no de-dotting. One Encoder per
+// thread; it owns reusable scratch so steady-state encoding allocates nothing
+// (reuse the EncodedBatch after clear()).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "encoding/encoded_batch.h"
+#include "pdata/logs.h"
+#include "pdata/metrics.h"
+#include "pdata/trace.h"
+
+namespace tern::encoding::es {
+
+enum class MappingMode : std::uint8_t { Otel };
+
+struct EncoderConfig {
+  std::string logs_index;        // static index for logs and span events (empty: route)
+  std::string metrics_index;     // static index for metrics (empty: route)
+  std::string traces_index;      // static index for spans (empty: route)
+  bool logs_dynamic_id = false;  // `elasticsearch.document_id` attribute -> `_id`
+  MappingMode mode = MappingMode::Otel;
+};
+
+// Where one document goes (spec section 3). Shared with the objmodel baseline.
+struct Route {
+  std::string index;
+  bool data_stream = false;  // true: write the `data_stream` object below
+  std::string_view type;     // logs | metrics | traces
+  std::string dataset;       // sanitized, with ".otel"
+  std::string ns;            // sanitized
+};
+
+// Resolves the target index. `record` may be null (no record-level attributes).
+void resolve_route(std::string_view static_index, std::string_view type, const pdata::Attributes* record,
+                   const pdata::InstrumentationScope& scope, const pdata::Attributes& resource, Route& out);
+
+// Spec section 3 helpers, exposed for tests.
+std::string_view receiver_from_scope_name(std::string_view scope_name);  // "" when no match
+void sanitize_dataset(std::string_view in, std::string& out);            // without ".otel"
+void sanitize_namespace(std::string_view in, std::string& out);
+// Appends `s` as a JSON string (quotes included), invalid UTF-8 -> U+FFFD.
+void append_json_string(std::string& out, std::string_view s);
+// Appends a double in shortest round-trip form, always with '.' or exponent.
+// Non-finite values are written as null (JSON has no NaN).
+void append_double(std::string& out, double d);
+
+class Encoder {
+ public:
+  explicit Encoder(EncoderConfig config);
+
+  void encode_logs(const pdata::LogsData& logs, EncodedBatch& out);
+  void encode_traces(const pdata::TracesData& traces, EncodedBatch& out);
+  void encode_metrics(const pdata::MetricsData& metrics, EncodedBatch& out);
+
+ private:
+  struct PointRef {
+    const pdata::Metric* metric;
+    std::uint32_t index;  // data point index within the metric
+    std::uint32_t next;   // next point of the same group (kNone: last)
+  };
+  struct Group {
+    std::uint64_t hash;
+    std::uint32_t head, tail;                                // PointRef indexes
+    std::uint32_t pool_off, index_len, dataset_len, ns_len;  // route strings in pool_
+    bool data_stream;
+  };
+
+  // Route of one record: the scope-level route cached per scope unless the
+  // record carries routing attributes itself (the common case is a cache hit).
+  const Route& route_for(const pdata::Attributes& record);
+  void begin_scope_route(std::string_view static_index, std::string_view type,
+                         const pdata::InstrumentationScope& scope, const pdata::Attributes& resource);
+  void begin_item(EncodedBatch& out, const Route& route, std::string_view id,
+                  std::string_view dynamic_templates);
+  void end_item(EncodedBatch& out, std::uint32_t events);
+  void write_attributes(std::string& o, bool& first, const pdata::Attributes& attrs, bool metrics_mode,
+                        std::string_view event_name = {});
+  void write_resource(std::string& o, const pdata::Resource& r, std::string_view schema_url,
+                      bool metrics_mode);
+  void write_scope(std::string& o, const pdata::InstrumentationScope& s, std::string_view schema_url,
+                   bool metrics_mode);
+  static void write_data_stream(std::string& o, const Route& r);
+  void encode_scope_metrics(const pdata::ScopeMetrics& sm, const pdata::ResourceMetrics& rm,
+                            EncodedBatch& out);
+  bool write_metric_value(std::string& o, const pdata::Metric& m, std::uint32_t i, std::string_view& tpl,
+                          std::uint64_t& doc_count, EncodeStats& stats);
+
+  EncoderConfig config_;
+  Route route_, scope_route_;
+  std::string_view static_index_, type_;
+  const pdata::InstrumentationScope* scope_ = nullptr;
+  const pdata::Attributes* resource_ = nullptr;
+  std::string resource_json_, scope_json_;  // cached per resource / scope
+  std::string tmp_;                         // kvlist stringification (metrics)
+  std::string doc_, templates_, names_concat_, pool_;
+  std::vector<std::string_view> names_;
+  std::vector<PointRef> points_;
+  std::vector<Group> groups_;
+  std::vector<std::uint32_t> table_;
+  std::size_t item_start_ = 0, action_end_ = 0;
+};
+
+}  // namespace tern::encoding::es

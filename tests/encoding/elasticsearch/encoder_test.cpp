@@ -1,0 +1,303 @@
+// Golden tests for logs, traces, attributes, strings and routing (spec sections 1-4).
+#include "test_util.h"
+
+namespace tern::encoding::es::test {
+namespace {
+
+struct LogsFixture {
+  LogsData d;
+  ResourceLogs* rl;
+  ScopeLogs* sl;
+  LogsFixture() {
+    rl = &d.resource_logs.emplace_back(d.arena);
+    sl = &rl->scope_logs.emplace_back(d.arena);
+  }
+  LogRecord& add() { return sl->log_records.emplace_back(d.arena); }
+  EncodedBatch encode(EncoderConfig cfg = {}) {
+    EncodedBatch b;
+    Encoder(cfg).encode_logs(d, b);
+    expect_valid(b);
+    return b;
+  }
+};
+
+TEST(EsLogs, WorkedExample1ExactBytes) {
+  LogsFixture f;
+  f.add().body = s(f.d.arena, "foo");
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b.action(0), "{\"create\":{\"_index\":\"logs-generic.otel-default\"}}\n");
+  EXPECT_EQ(
+      doc_text(b, 0),
+      R"({"@timestamp":"0.000000","observed_timestamp":"0.000000","data_stream":{"type":"logs","dataset":"generic.otel","namespace":"default"},"resource":{},"scope":{},"body":{"text":"foo"}})");
+  EXPECT_EQ(b.items[0].events, 1u);
+}
+
+TEST(EsLogs, TimestampsPaddedAndObservedFallback) {
+  LogsFixture f;
+  auto& r = f.add();
+  r.time_unix_nano = 1721314113467654123ull;
+  r.observed_time_unix_nano = 1721314113467000005ull;
+  auto& r2 = f.add();
+  r2.observed_time_unix_nano = 5;
+  auto b = f.encode();
+  EXPECT_EQ(doc(b, 0)["@timestamp"], "1721314113467.654123");
+  EXPECT_EQ(doc(b, 0)["observed_timestamp"], "1721314113467.000005");
+  EXPECT_EQ(doc(b, 1)["@timestamp"], "0.000005");
+}
+
+TEST(EsLogs, FullRecordKeyOrder) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.rl->schema_url = "https://r";
+  f.rl->resource.attributes.push_back(kv(a, "service.name", s(a, "svc")));
+  f.rl->resource.dropped_attributes_count = 1;
+  f.sl->schema_url = "https://s";
+  f.sl->scope.name = "sc";
+  f.sl->scope.version = "1.0";
+  auto& r = f.add();
+  r.time_unix_nano = 1000000;
+  r.observed_time_unix_nano = 2000000;
+  r.severity_text = "INFO";
+  r.severity_number = 9;
+  r.trace_id[15] = 1;
+  r.span_id[0] = 0xab;
+  r.attributes.push_back(kv(a, "event.name", s(a, "ev")));
+  r.dropped_attributes_count = 2;
+  r.body = AnyValue::integer(42);
+  auto b = f.encode();
+  EXPECT_EQ(
+      doc_text(b, 0),
+      R"({"@timestamp":"1.000000","observed_timestamp":"2.000000","data_stream":{"type":"logs","dataset":"generic.otel","namespace":"default"},"severity_text":"INFO","severity_number":9,"trace_id":"00000000000000000000000000000001","span_id":"ab00000000000000","attributes":{"event.name":"ev"},"dropped_attributes_count":2,"event_name":"ev","resource":{"schema_url":"https://r","attributes":{"service.name":"svc"},"dropped_attributes_count":1},"scope":{"schema_url":"https://s","name":"sc","version":"1.0"},"body":{"text":42}})");
+}
+
+TEST(EsLogs, EventNameFieldWins) {
+  LogsFixture f;
+  auto& r = f.add();
+  r.event_name = "field";
+  r.attributes.push_back(kv(f.d.arena, "event.name", s(f.d.arena, "attr")));
+  EXPECT_EQ(doc(f.encode(), 0)["event_name"], "field");
+}
+
+TEST(EsLogs, BodyKinds) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.add().body = kvlist(a, {kv(a, "a", AnyValue::integer(1)), kv(a, "a.b", AnyValue::integer(2))});
+  f.add().body = array(a, {kvlist(a, {kv(a, "x", AnyValue::integer(1))}), kvlist(a, {})});
+  f.add().body = array(a, {AnyValue::integer(1), s(a, "x")});
+  f.add().body = AnyValue::dbl(1.5);
+  f.add().body = AnyValue::boolean(true);
+  f.add().body = AnyValue::bytes(a.copy("\x2a"));
+  f.add();  // empty body: omitted
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 7u);
+  EXPECT_NE(doc_text(b, 0).find(R"("body":{"structured":{"a":1,"a.b":2}})"), std::string::npos);
+  EXPECT_EQ(doc(b, 1)["body"], Json::parse(R"({"structured":[{"x":1},{}]})"));
+  EXPECT_EQ(doc(b, 2)["body"], Json::parse(R"({"structured":{"value":[1,"x"]}})"));
+  EXPECT_NE(doc_text(b, 3).find(R"("body":{"text":1.5})"), std::string::npos);
+  EXPECT_EQ(doc(b, 4)["body"], Json::parse(R"({"text":true})"));
+  EXPECT_EQ(doc(b, 5)["body"], Json::parse(R"({"text":"2a"})"));
+  EXPECT_FALSE(doc(b, 6).contains("body"));
+}
+
+TEST(EsAttributes, AllValueKindsAndDottedKeys) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  auto& r = f.add();
+  r.attributes.push_back(kv(a, "empty", AnyValue{}));
+  r.attributes.push_back(kv(a, "d", AnyValue::dbl(42)));
+  r.attributes.push_back(kv(a, "big", AnyValue::dbl(1e300)));
+  r.attributes.push_back(kv(a, "neg", AnyValue::integer(-7)));
+  r.attributes.push_back(kv(a, "bytes", AnyValue::bytes(a.copy(std::string_view("\x00\xff", 2)))));
+  r.attributes.push_back(kv(a, "arr", array(a, {AnyValue::integer(1), AnyValue::dbl(0.5), s(a, "x")})));
+  r.attributes.push_back(kv(a, "map", kvlist(a, {kv(a, "foo.bar", s(a, "baz"))})));
+  auto b = f.encode();
+  EXPECT_NE(
+      doc_text(b, 0).find(
+          R"("attributes":{"empty":null,"d":42.0,"big":1e+300,"neg":-7,"bytes":"00ff","arr":[1,0.5,"x"],"map":{"foo.bar":"baz"}})"),
+      std::string::npos)
+      << doc_text(b, 0);
+}
+
+TEST(EsAttributes, ExcludedKeysAndEmptyObject) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  auto& r = f.add();
+  r.attributes.push_back(kv(a, "data_stream.type", s(a, "x")));
+  r.attributes.push_back(kv(a, "elasticsearch.mapping.hints", array(a, {s(a, "_doc_count")})));
+  r.attributes.push_back(kv(a, "elasticsearch.document_id", s(a, "id1")));
+  auto b = f.encode();
+  EXPECT_NE(doc_text(b, 0).find(R"("attributes":{},)"), std::string::npos);
+}
+
+TEST(EsAttributes, GeoMerging) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  auto& r = f.add();
+  r.attributes.push_back(kv(a, "geo.location.lat", AnyValue::dbl(1.5)));
+  r.attributes.push_back(kv(a, "x", AnyValue::integer(1)));
+  r.attributes.push_back(kv(a, "geo.location.lon", AnyValue::dbl(2.5)));
+  r.attributes.push_back(kv(a, "client.geo.location.lon", AnyValue::dbl(3.0)));
+  r.attributes.push_back(kv(a, "client.geo.location.lat", AnyValue::dbl(4.0)));
+  r.attributes.push_back(kv(a, "server.geo.location.lat", AnyValue::dbl(5.0)));  // lone half
+  r.attributes.push_back(kv(a, "xgeo.location.lon", AnyValue::dbl(6.0)));        // no dot: no match
+  r.attributes.push_back(kv(a, "xgeo.location.lat", AnyValue::dbl(7.0)));
+  r.attributes.push_back(kv(a, "s.geo.location.lat", s(a, "1")));  // not double
+  r.attributes.push_back(kv(a, "s.geo.location.lon", AnyValue::dbl(1.0)));
+  auto b = f.encode();
+  EXPECT_NE(
+      doc_text(b, 0).find(
+          R"("attributes":{"x":1,"server.geo.location.lat":5.0,"xgeo.location.lon":6.0,"xgeo.location.lat":7.0,"s.geo.location.lat":"1","s.geo.location.lon":1.0,"geo.location":[2.5,1.5],"client.geo.location":[3.0,4.0]})"),
+      std::string::npos)
+      << doc_text(b, 0);
+}
+
+TEST(EsStrings, EscapingAndInvalidUtf8) {
+  std::string out;
+  append_json_string(out, std::string_view("a\"b\\c\n\t\x01\x1f\x7f", 10));
+  EXPECT_EQ(out, "\"a\\\"b\\\\c\\n\\t\\u0001\\u001f\x7f\"");
+  out.clear();
+  append_json_string(out, "h\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
+  EXPECT_EQ(out, "\"h\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"");
+  out.clear();
+  // lone continuation, overlong, surrogate, truncated 3-byte, > U+10FFFF
+  append_json_string(out, "\x80|\xC0\xAF|\xED\xA0\x80|\xE2\x82|\xF4\x90\x80\x80");
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(out, "\"" + fffd + "|" + fffd + fffd + "|" + fffd + fffd + fffd + "|" + fffd + fffd + "|" + fffd +
+                     fffd + fffd + fffd + "\"");
+}
+
+TEST(EsStrings, Doubles) {
+  auto d = [](double v) {
+    std::string o;
+    append_double(o, v);
+    return o;
+  };
+  EXPECT_EQ(d(42), "42.0");
+  EXPECT_EQ(d(1.5), "1.5");
+  EXPECT_EQ(d(1e300), "1e+300");
+  EXPECT_EQ(d(-0.0), "-0.0");
+  EXPECT_EQ(d(0.1), "0.1");
+  EXPECT_EQ(d(std::nan("")), "null");
+}
+
+TEST(EsRouting, StaticIndexAndElasticsearchIndex) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.add();
+  f.add().attributes.push_back(kv(a, "elasticsearch.index", s(a, "my-index")));
+  auto b = f.encode(config("static"));
+  EXPECT_EQ(action(b, 0)["create"]["_index"], "static");
+  EXPECT_FALSE(doc(b, 0).contains("data_stream"));
+  auto b2 = f.encode();
+  EXPECT_EQ(action(b2, 1)["create"]["_index"], "my-index");
+  EXPECT_FALSE(doc(b2, 1).contains("data_stream"));
+}
+
+TEST(EsRouting, LookupOrderAndSanitizing) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.rl->resource.attributes.push_back(
+      kv(a, "data_stream.namespace", s(a, "resource.namespace.-\\/*?\"<>| ,#:")));
+  f.rl->resource.attributes.push_back(kv(a, "data_stream.dataset", s(a, "resource.dataset")));
+  f.sl->scope.attributes.push_back(kv(a, "data_stream.dataset", s(a, "scope.dataset")));
+  f.add().attributes.push_back(kv(a, "data_stream.dataset", s(a, "record.dataset.\\/*?\"<>| ,#:")));
+  f.add();
+  auto b = f.encode();
+  EXPECT_EQ(doc(b, 0)["data_stream"]["dataset"], "record.dataset.____________.otel");
+  EXPECT_EQ(doc(b, 0)["data_stream"]["namespace"], "resource.namespace.-____________");
+  EXPECT_EQ(action(b, 0)["create"]["_index"],
+            "logs-record.dataset.____________.otel-resource.namespace.-____________");
+  EXPECT_EQ(doc(b, 1)["data_stream"]["dataset"], "scope.dataset.otel");
+  EXPECT_EQ(doc(b, 1)["scope"]["attributes"], Json::object());
+}
+
+TEST(EsRouting, ReceiverScopeNameAndTruncation) {
+  EXPECT_EQ(
+      receiver_from_scope_name("github.com/open-telemetry/collector/receiver/hostmetricsreceiver/internal"),
+      "hostmetricsreceiver");
+  EXPECT_EQ(receiver_from_scope_name("x/receiver/foo"), "");
+  EXPECT_EQ(receiver_from_scope_name("x/receiver/foo/receiver/barreceiver"), "barreceiver");
+  EXPECT_EQ(receiver_from_scope_name("x/receiver/areceiverbreceiverc"), "areceiverbreceiver");
+  std::string out;
+  sanitize_dataset(std::string(94, 'a') + "\xC3\xA9zz", out);
+  EXPECT_EQ(out, std::string(94, 'a'));  // would split é: cut before it
+  sanitize_namespace("UPPER-case", out);
+  EXPECT_EQ(out, "upper-case");
+  sanitize_dataset("UPPER-case", out);
+  EXPECT_EQ(out, "upper_case");
+
+  LogsFixture f;
+  f.sl->scope.name = "otel/receiver/filelogreceiver";
+  f.add();
+  EXPECT_EQ(action(f.encode(), 0)["create"]["_index"], "logs-filelogreceiver.otel-default");
+}
+
+TEST(EsRouting, DynamicId) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.add().attributes.push_back(kv(a, "elasticsearch.document_id", s(a, "abc")));
+  f.add().attributes.push_back(kv(a, "elasticsearch.document_id", s(a, "")));
+  auto b = f.encode(config({}, {}, {}, true));
+  EXPECT_EQ(b.action(0), "{\"create\":{\"_id\":\"abc\",\"_index\":\"logs-generic.otel-default\"}}\n");
+  EXPECT_FALSE(action(b, 1)["create"].contains("_id"));
+  auto b2 = f.encode();
+  EXPECT_FALSE(action(b2, 0)["create"].contains("_id"));
+}
+
+TEST(EsTraces, SpanAndEvents) {
+  TracesData d;
+  auto& a = d.arena;
+  auto& rs = d.resource_spans.emplace_back(a);
+  auto& ss = rs.scope_spans.emplace_back(a);
+  auto& sp = ss.spans.emplace_back(a);
+  sp.trace_id[0] = 0xAB;
+  sp.span_id[7] = 1;
+  sp.parent_span_id[0] = 2;
+  sp.trace_state = "k=v";
+  sp.name = "op";
+  sp.kind = SpanKind::Server;
+  sp.start_time_unix_nano = 1000000005;
+  sp.end_time_unix_nano = 1000001005;
+  sp.dropped_events_count = 3;
+  auto& l = sp.links.emplace_back(a);
+  l.span_id[0] = 9;
+  l.attributes.push_back(kv(a, "k", AnyValue::integer(1)));
+  sp.status.code = StatusCode::Error;
+  sp.status.message = "bad";
+  auto& ev = sp.events.emplace_back(a);
+  ev.time_unix_nano = 7;
+  ev.name = "exception";
+  ev.attributes.push_back(kv(a, "exception.type", s(a, "E")));
+  auto& ev2 = sp.events.emplace_back(a);  // no name, no attributes
+  ev2.dropped_attributes_count = 1;
+  auto& sp2 = ss.spans.emplace_back(a);  // all defaults
+  sp2.kind = static_cast<SpanKind>(99);
+  EncodedBatch b;
+  Encoder(EncoderConfig{}).encode_traces(d, b);
+  expect_valid(b);
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(b.action(0), "{\"create\":{\"_index\":\"traces-generic.otel-default\"}}\n");
+  EXPECT_EQ(
+      doc_text(b, 0),
+      R"({"@timestamp":"1000.000005","data_stream":{"type":"traces","dataset":"generic.otel","namespace":"default"},"trace_id":"ab000000000000000000000000000000","span_id":"0000000000000001","trace_state":"k=v","parent_span_id":"0200000000000000","name":"op","kind":"Server","duration":1000,"dropped_events_count":3,"links":[{"span_id":"0900000000000000","attributes":{"k":1}}],"status":{"message":"bad","code":"Error"},"resource":{},"scope":{}})");
+  EXPECT_EQ(b.action(1), "{\"create\":{\"_index\":\"logs-generic.otel-default\"}}\n");
+  EXPECT_EQ(
+      doc_text(b, 1),
+      R"({"@timestamp":"0.000007","data_stream":{"type":"logs","dataset":"generic.otel","namespace":"default"},"trace_id":"ab000000000000000000000000000000","span_id":"0000000000000001","event_name":"exception","attributes":{"exception.type":"E","event.name":"exception"},"resource":{},"scope":{}})");
+  EXPECT_EQ(
+      doc_text(b, 2),
+      R"({"@timestamp":"0.000000","data_stream":{"type":"logs","dataset":"generic.otel","namespace":"default"},"trace_id":"ab000000000000000000000000000000","span_id":"0000000000000001","dropped_attributes_count":1,"resource":{},"scope":{}})");
+  EXPECT_EQ(
+      doc_text(b, 3),
+      R"({"@timestamp":"0.000000","data_stream":{"type":"traces","dataset":"generic.otel","namespace":"default"},"kind":"Unspecified","duration":0,"links":[],"status":{},"resource":{},"scope":{}})");
+  EXPECT_EQ(b.event_count(), 4u);
+
+  EncodedBatch st;
+  Encoder(config("ev", {}, "tr")).encode_traces(d, st);
+  EXPECT_EQ(action(st, 0)["create"]["_index"], "tr");
+  EXPECT_EQ(action(st, 1)["create"]["_index"], "ev");
+}
+
+}  // namespace
+}  // namespace tern::encoding::es::test

@@ -1,0 +1,246 @@
+// Golden tests for metrics documents: grouping, templates, histograms, rejects.
+#include <xxhash.h>
+
+#include <cmath>
+
+#include "test_util.h"
+
+namespace tern::encoding::es::test {
+namespace {
+
+struct MetricsFixture {
+  MetricsData d;
+  ResourceMetrics* rm;
+  ScopeMetrics* sm;
+  MetricsFixture() {
+    rm = &d.resource_metrics.emplace_back(d.arena);
+    sm = &rm->scope_metrics.emplace_back(d.arena);
+  }
+  Metric& metric(std::string_view name, MetricType t) {
+    auto& m = sm->metrics.emplace_back(d.arena);
+    m.name = d.arena.copy(name);
+    m.type = t;
+    return m;
+  }
+  NumberDataPoint& int_point(Metric& m, std::int64_t v, std::uint64_t ts = 3600000000000ull) {
+    auto& p = m.number_points.emplace_back(d.arena);
+    p.value_type = NumberType::Int;
+    p.as_int = v;
+    p.time_unix_nano = ts;
+    return p;
+  }
+  EncodedBatch encode(EncoderConfig cfg = {}) {
+    EncodedBatch b;
+    Encoder(cfg).encode_metrics(d, b);
+    expect_valid(b);
+    return b;
+  }
+};
+
+std::string names_hash(std::string concat) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx",
+                static_cast<unsigned long long>(XXH64(concat.data(), concat.size(), 0)));
+  return buf;
+}
+
+TEST(EsMetrics, WorkedExample4Grouping) {
+  MetricsFixture f;
+  for (auto n : {"foo.bar", "foo", "foo.bar.baz"}) f.int_point(f.metric(n, MetricType::Sum), 0);
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b.items[0].events, 3u);
+  EXPECT_EQ(
+      b.action(0),
+      "{\"create\":{\"_index\":\"metrics-generic.otel-default\",\"dynamic_templates\":{\"metrics.foo.bar\":"
+      "\"gauge_long\",\"metrics.foo\":\"gauge_long\",\"metrics.foo.bar.baz\":\"gauge_long\"}}}\n");
+  EXPECT_EQ(
+      doc_text(b, 0),
+      R"({"@timestamp":3600000,"data_stream":{"type":"metrics","dataset":"generic.otel","namespace":"default"},"resource":{},"scope":{},"metrics":{"foo.bar":0,"foo":0,"foo.bar.baz":0},"_metric_names_hash":")" +
+          names_hash("foofoo.barfoo.bar.baz") + "\"}");
+}
+
+TEST(EsMetrics, GroupsSplitByAttributesTimestampUnit) {
+  MetricsFixture f;
+  auto& a = f.d.arena;
+  auto& m1 = f.metric("a", MetricType::Gauge);
+  f.int_point(m1, 1).attributes.push_back(kv(a, "k", s(a, "x")));
+  f.int_point(m1, 2).attributes.push_back(kv(a, "k", s(a, "y")));
+  f.int_point(m1, 3, 7000000);
+  auto& m2 = f.metric("b", MetricType::Gauge);
+  f.int_point(m2, 4).attributes.push_back(kv(a, "k", s(a, "x")));
+  auto& m3 = f.metric("c", MetricType::Gauge);
+  m3.unit = "By";
+  f.int_point(m3, 5).attributes.push_back(kv(a, "k", s(a, "x")));
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(doc(b, 0)["metrics"], Json::parse(R"({"a":1,"b":4})"));
+  EXPECT_EQ(doc(b, 0)["attributes"], Json::parse(R"({"k":"x"})"));
+  EXPECT_EQ(doc(b, 1)["metrics"], Json::parse(R"({"a":2})"));
+  EXPECT_EQ(doc(b, 2)["@timestamp"], 7);
+  EXPECT_EQ(doc(b, 3)["unit"], "By");
+  EXPECT_EQ(b.event_count(), 5u);
+}
+
+TEST(EsMetrics, TemplatesDoublesStartTimestamp) {
+  MetricsFixture f;
+  auto& c = f.metric("c", MetricType::Sum);
+  c.is_monotonic = true;
+  c.temporality = AggregationTemporality::Cumulative;
+  auto& p = c.number_points.emplace_back(f.d.arena);
+  p.value_type = NumberType::Double;
+  p.as_double = 42;
+  p.start_time_unix_nano = 1999999;
+  auto& c2 = f.metric("c2", MetricType::Sum);
+  c2.is_monotonic = true;
+  c2.temporality = AggregationTemporality::Cumulative;
+  f.int_point(c2, 1, 0);
+  f.d.resource_metrics[0].scope_metrics[0].metrics[1].number_points[0].start_time_unix_nano = 1999999;
+  auto& g = f.metric("g", MetricType::Sum);  // delta sum -> gauge
+  g.temporality = AggregationTemporality::Delta;
+  g.is_monotonic = true;
+  auto& gp = g.number_points.emplace_back(f.d.arena);
+  gp.value_type = NumberType::Double;
+  gp.as_double = 0.5;
+  gp.start_time_unix_nano = 1999999;
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_NE(doc_text(b, 0).find(R"("metrics":{"c":42.0,"c2":1,"g":0.5})"), std::string::npos);
+  EXPECT_EQ(doc(b, 0)["start_timestamp"], 1);
+  EXPECT_EQ(action(b, 0)["create"]["dynamic_templates"],
+            Json::parse(
+                R"({"metrics.c":"counter_double","metrics.c2":"counter_long","metrics.g":"gauge_double"})"));
+}
+
+TEST(EsMetrics, RejectsNanDuplicateEmpty) {
+  MetricsFixture f;
+  auto& n = f.metric("nan", MetricType::Gauge);
+  auto& p = n.number_points.emplace_back(f.d.arena);
+  p.time_unix_nano = 3600000000000ull;
+  p.value_type = NumberType::Double;
+  p.as_double = std::numeric_limits<double>::infinity();
+  f.int_point(f.metric("x", MetricType::Gauge), 1);
+  f.int_point(f.metric("x", MetricType::Gauge), 2);
+  f.metric("empty", MetricType::Empty);
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(doc(b, 0)["metrics"], Json::parse(R"({"x":1})"));
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::NanOrInf)], 1u);
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::DuplicateMetricName)], 1u);
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::EmptyMetric)], 1u);
+  EXPECT_EQ(b.items[0].events, 1u);
+}
+
+HistogramDataPoint& hist(MetricsFixture& f, Metric& m, std::initializer_list<std::uint64_t> counts,
+                         std::initializer_list<double> bounds) {
+  auto& p = m.histogram_points.emplace_back(f.d.arena);
+  for (auto c : counts) p.bucket_counts.push_back(c);
+  for (auto x : bounds) p.explicit_bounds.push_back(x);
+  return p;
+}
+
+TEST(EsMetrics, HistogramWorkedExample5AndCentroid) {
+  MetricsFixture f;
+  auto& a = f.d.arena;
+  auto& h = f.metric("h", MetricType::Histogram);
+  h.temporality = AggregationTemporality::Delta;
+  hist(f, h, {1, 2, 3, 4}, {1, 2, 3});
+  auto& z = f.metric("z", MetricType::Histogram);
+  z.temporality = AggregationTemporality::Delta;
+  hist(f, z, {0, 5, 0}, {-1, 1}).attributes.push_back(kv(a, "k", AnyValue::integer(1)));
+  auto& c = f.metric("c", MetricType::Histogram);
+  c.temporality = AggregationTemporality::Delta;
+  auto& cp = hist(f, c, {}, {});
+  cp.count = 4;
+  cp.sum = 10;
+  cp.attributes.push_back(kv(a, "k", AnyValue::integer(2)));
+  auto& e = f.metric("e", MetricType::Histogram);
+  e.temporality = AggregationTemporality::Delta;
+  hist(f, e, {}, {}).attributes.push_back(kv(a, "k", AnyValue::integer(3)));
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_NE(doc_text(b, 0).find(R"("h":{"counts":[1,2,3,4],"values":[0.5,1.5,2.5,3.0]})"), std::string::npos);
+  EXPECT_EQ(action(b, 0)["create"]["dynamic_templates"]["metrics.h"], "histogram");
+  EXPECT_NE(doc_text(b, 1).find(R"("z":{"counts":[5],"values":[0.0]})"), std::string::npos) << doc_text(b, 1);
+  EXPECT_NE(doc_text(b, 2).find(R"("c":{"counts":[4],"values":[2.5]})"), std::string::npos);
+  EXPECT_NE(doc_text(b, 3).find(R"("e":{"counts":[],"values":[]})"), std::string::npos);
+}
+
+TEST(EsMetrics, HistogramRejectsAndHints) {
+  MetricsFixture f;
+  auto& a = f.d.arena;
+  auto& cum = f.metric("cum", MetricType::Histogram);
+  cum.temporality = AggregationTemporality::Cumulative;
+  hist(f, cum, {1}, {});
+  auto& bad = f.metric("bad", MetricType::Histogram);
+  bad.temporality = AggregationTemporality::Delta;
+  hist(f, bad, {1, 2}, {1, 2});
+  auto& agg = f.metric("agg", MetricType::Histogram);
+  agg.temporality = AggregationTemporality::Cumulative;
+  auto& ap = hist(f, agg, {1, 2}, {1});
+  ap.count = 3;
+  ap.has_sum = true;
+  ap.sum = 7;
+  ap.attributes.push_back(
+      kv(a, "elasticsearch.mapping.hints", array(a, {s(a, "aggregate_metric_double"), s(a, "_doc_count")})));
+  auto b = f.encode();
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::CumulativeHistogram)], 1u);
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::BadHistogram)], 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_NE(doc_text(b, 0).find(R"("attributes":{},)"), std::string::npos);
+  EXPECT_NE(doc_text(b, 0).find(R"("metrics":{"agg":{"sum":7.0,"value_count":3}},"_doc_count":3,)"),
+            std::string::npos)
+      << doc_text(b, 0);
+  EXPECT_EQ(action(b, 0)["create"]["dynamic_templates"]["metrics.agg"], "summary");
+}
+
+TEST(EsMetrics, ExponentialHistogramExample) {
+  MetricsFixture f;
+  auto& m = f.metric("eh", MetricType::ExponentialHistogram);
+  m.temporality = AggregationTemporality::Delta;
+  auto& p = m.exponential_histogram_points.emplace_back(f.d.arena);
+  p.scale = 0;
+  p.zero_count = 2;
+  p.positive.offset = 1;
+  for (auto c : {0, 1, 1, 0}) p.positive.bucket_counts.push_back(c);
+  p.negative.offset = 1;
+  for (auto c : {1, 0, 0, 1}) p.negative.bucket_counts.push_back(c);
+  auto& c = f.metric("ehc", MetricType::ExponentialHistogram);
+  c.temporality = AggregationTemporality::Cumulative;
+  c.exponential_histogram_points.emplace_back(f.d.arena);
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_NE(doc_text(b, 0).find(R"("eh":{"counts":[1,1,2,1,1],"values":[-24.0,-3.0,0.0,6.0,12.0]})"),
+            std::string::npos)
+      << doc_text(b, 0);
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::CumulativeHistogram)], 1u);
+}
+
+TEST(EsMetrics, SummaryAndKvlistStringified) {
+  MetricsFixture f;
+  auto& a = f.d.arena;
+  f.rm->resource.attributes.push_back(kv(a, "r", kvlist(a, {kv(a, "x.y", AnyValue::integer(1))})));
+  auto& m = f.metric("s", MetricType::Summary);
+  auto& p = m.summary_points.emplace_back(f.d.arena);
+  p.count = 10;
+  p.sum = 2.5;
+  p.attributes.push_back(kv(a, "m", kvlist(a, {kv(a, "k", s(a, "v"))})));
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 1u);
+  auto j = doc(b, 0);
+  EXPECT_EQ(j["metrics"]["s"], Json::parse(R"({"sum":2.5,"value_count":10})"));
+  EXPECT_EQ(j["attributes"]["m"], R"({"k":"v"})");
+  EXPECT_EQ(j["resource"]["attributes"]["r"], R"({"x.y":1})");
+  EXPECT_EQ(action(b, 0)["create"]["dynamic_templates"]["metrics.s"], "summary");
+}
+
+TEST(EsMetrics, StaticIndexRouting) {
+  MetricsFixture f;
+  f.int_point(f.metric("a", MetricType::Gauge), 1);
+  auto b = f.encode(config({}, "mi"));
+  EXPECT_EQ(action(b, 0)["create"]["_index"], "mi");
+  EXPECT_FALSE(doc(b, 0).contains("data_stream"));
+}
+
+}  // namespace
+}  // namespace tern::encoding::es::test

@@ -1,0 +1,74 @@
+#pragma once
+// Shared helpers: pdata builders, NDJSON validation (simdjson) and JSON comparison.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "encoding/elasticsearch/encoder.h"
+
+namespace tern::encoding::es::test {
+
+using Json = nlohmann::json;
+using namespace tern::pdata;
+
+inline EncoderConfig config(std::string logs = {}, std::string metrics = {}, std::string traces = {},
+                            bool dynamic_id = false) {
+  EncoderConfig c;
+  c.logs_index = std::move(logs);
+  c.metrics_index = std::move(metrics);
+  c.traces_index = std::move(traces);
+  c.logs_dynamic_id = dynamic_id;
+  return c;
+}
+
+inline KeyValue kv(const Arena& a, std::string_view k, AnyValue v) { return {a.copy(k), v}; }
+inline AnyValue s(const Arena& a, std::string_view v) { return AnyValue::string(a.copy(v)); }
+inline AnyValue kvlist(const Arena& a, std::initializer_list<KeyValue> items) {
+  auto* l = a.make<Vec<KeyValue>>(a.vec<KeyValue>());
+  for (const auto& i : items) l->push_back(i);
+  return AnyValue::make_kvlist(l);
+}
+inline AnyValue array(const Arena& a, std::initializer_list<AnyValue> items) {
+  auto* l = a.make<Vec<AnyValue>>(a.vec<AnyValue>());
+  for (const auto& i : items) l->push_back(i);
+  return AnyValue::make_array(l);
+}
+
+// Every line of every item must be valid JSON (simdjson); returns the item count.
+inline void expect_valid(const EncodedBatch& b) {
+  simdjson::dom::parser parser;
+  std::size_t expect_offset = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    ASSERT_EQ(b.items[i].offset, expect_offset);
+    expect_offset += b.items[i].size;
+    for (std::string_view line : {b.action(i), b.document(i)}) {
+      ASSERT_FALSE(line.empty());
+      ASSERT_EQ(line.back(), '\n');
+      line.remove_suffix(1);
+      ASSERT_EQ(line.find('\n'), std::string_view::npos);
+      simdjson::padded_string p(line);
+      simdjson::dom::element e;
+      auto err = parser.parse(p).get(e);
+      ASSERT_EQ(err, simdjson::SUCCESS) << line;
+      ASSERT_TRUE(e.is_object()) << line;
+    }
+  }
+  ASSERT_EQ(expect_offset, b.data.size());
+}
+
+inline Json doc(const EncodedBatch& b, std::size_t i) {
+  auto d = b.document(i);
+  return Json::parse(d.substr(0, d.size() - 1));
+}
+inline Json action(const EncodedBatch& b, std::size_t i) {
+  auto d = b.action(i);
+  return Json::parse(d.substr(0, d.size() - 1));
+}
+inline std::string doc_text(const EncodedBatch& b, std::size_t i) {
+  auto d = b.document(i);
+  return std::string(d.substr(0, d.size() - 1));
+}
+
+}  // namespace tern::encoding::es::test
