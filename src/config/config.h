@@ -1,0 +1,181 @@
+#pragma once
+// The collector configuration model: typed, defaulted settings for every component
+// Tern has, in a shape that follows the OpenTelemetry Collector's config file.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "config/units.h"
+
+namespace tern::config {
+
+using namespace std::chrono_literals;
+
+enum class Signal { kLogs, kTraces, kMetrics };
+
+// `type` or `type/name`, e.g. "otlp/2".
+struct ComponentId {
+  std::string type;
+  std::string name;
+  std::string str() const { return name.empty() ? type : type + "/" + name; }
+};
+
+struct OtlpReceiverConfig {
+  struct Grpc {
+    bool enabled = false;  // set when protocols.grpc is present
+    std::string endpoint = "127.0.0.1:4317";
+    std::uint64_t max_recv_msg_size_mib = 4;
+  } grpc;
+  struct Http {
+    bool enabled = false;  // set when protocols.http is present
+    std::string endpoint = "127.0.0.1:4318";
+    std::uint64_t max_request_body_size = 20 * 1024 * 1024;
+    std::vector<std::string> cors_allowed_origins;
+    std::vector<std::string> cors_allowed_headers;
+  } http;
+};
+
+struct FilelogReceiverConfig {
+  enum class StartAt { kBeginning, kEnd };
+  enum class Parse { kNone, kJson };
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  StartAt start_at = StartAt::kEnd;
+  std::uint64_t max_log_size = 1024 * 1024;
+  std::string encoding = "utf-8";
+  Parse parse = Parse::kNone;
+  std::map<std::string, std::string> attributes;
+  std::string storage;  // checkpoint directory; empty = offsets not persisted
+};
+
+struct BatchProcessorConfig {
+  std::uint64_t send_batch_size = 8192;
+  std::uint64_t send_batch_max_size = 0;  // 0 = no upper bound
+  Duration timeout = 200ms;
+  std::uint64_t send_batch_max_bytes = 0;  // 0 = no byte bound
+};
+
+struct MemoryLimiterProcessorConfig {
+  Duration check_interval = 0s;
+  std::uint64_t limit_mib = 0;
+  std::uint64_t spike_limit_mib = 0;  // 0 = 20% of limit_mib
+  std::uint64_t limit_percentage = 0;
+  std::uint64_t spike_limit_percentage = 0;
+};
+
+// Shared by the `attributes` (record attributes) and `resource` processors.
+struct AttributesProcessorConfig {
+  enum class Action { kInsert, kUpdate, kUpsert, kDelete };
+  struct Entry {
+    std::string key;
+    std::string value;
+    Action action = Action::kUpsert;
+  };
+  std::vector<Entry> actions;
+};
+
+struct TlsClientConfig {
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+  bool insecure_skip_verify = false;
+};
+
+enum class Compression { kNone, kGzip };
+
+struct ElasticsearchExporterConfig {
+  std::vector<std::string> endpoints;  // `endpoint` is folded in here
+  std::uint64_t num_workers = 0;       // 0 = number of cores
+  struct Flush {
+    std::uint64_t bytes = 5000000;
+    Duration interval = 1s;
+  } flush;
+  struct Retry {
+    bool enabled = true;
+    std::uint64_t max_retries = 0;
+    Duration initial_interval = 100ms;
+    Duration max_interval = 30s;
+    std::vector<std::uint64_t> retry_on_status{429, 500, 502, 503, 504};
+  } retry;
+  Compression compression = Compression::kGzip;
+  std::uint64_t compression_level = 1;
+  std::map<std::string, std::string> headers;
+  std::string user;
+  std::string password;
+  std::string api_key;
+  TlsClientConfig tls;
+  std::string mapping_mode = "otel";
+  std::string logs_index;
+  std::string metrics_index;
+  std::string traces_index;
+  bool logs_dynamic_id = false;
+  std::string pipeline;
+  Duration timeout = 90s;
+  std::string dead_letter_path;
+  enum class Encoding { kEarly, kLate } encoding = Encoding::kEarly;
+  struct SendingQueue {
+    enum class Type { kMemory, kDisk };
+    enum class Sync { kBatch, kInterval, kNone };
+    bool enabled = false;
+    Type type = Type::kMemory;
+    std::uint64_t queue_size = 1000;  // items
+    std::uint64_t max_bytes = 0;      // 0 = no byte bound
+    std::string directory;
+    std::uint64_t max_size = 1024ull * 1024 * 1024;
+    std::uint64_t segment_size = 64ull * 1024 * 1024;
+    Sync sync = Sync::kBatch;
+  } sending_queue;
+};
+
+struct OtlpExporterConfig {
+  std::string endpoint;
+  bool tls_insecure = false;
+  Compression compression = Compression::kGzip;
+  std::map<std::string, std::string> headers;
+};
+
+struct DebugExporterConfig {
+  enum class Verbosity { kBasic, kNormal, kDetailed } verbosity = Verbosity::kBasic;
+};
+
+struct HealthCheckExtensionConfig {
+  std::string endpoint = "127.0.0.1:13133";
+};
+
+template <class... Ts>
+struct Component {
+  ComponentId id;
+  std::variant<Ts...> settings;
+};
+using Receiver = Component<OtlpReceiverConfig, FilelogReceiverConfig>;
+using Processor = Component<BatchProcessorConfig, MemoryLimiterProcessorConfig, AttributesProcessorConfig>;
+using Exporter = Component<ElasticsearchExporterConfig, OtlpExporterConfig, DebugExporterConfig>;
+using Extension = Component<HealthCheckExtensionConfig>;
+
+struct Pipeline {
+  Signal signal = Signal::kLogs;
+  std::string name;  // "logs/foo" -> "foo"
+  std::vector<std::string> receivers;  // component ids as written, e.g. "otlp/2"
+  std::vector<std::string> processors;
+  std::vector<std::string> exporters;
+};
+
+struct Telemetry {
+  enum class Level { kDebug, kInfo, kWarn, kError } log_level = Level::kInfo;
+  enum class Encoding { kConsole, kJson } log_encoding = Encoding::kConsole;
+  std::string metrics_address = "127.0.0.1:8888";
+};
+
+struct Config {
+  std::vector<Receiver> receivers;
+  std::vector<Processor> processors;
+  std::vector<Exporter> exporters;
+  std::vector<Extension> extensions;
+  std::vector<std::string> service_extensions;
+  std::vector<Pipeline> pipelines;
+  Telemetry telemetry;
+};
+
+}  // namespace tern::config

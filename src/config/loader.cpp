@@ -1,0 +1,704 @@
+#include "config/loader.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace tern::config {
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t prev = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t cur = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      prev = cur;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean "x"?)" for the closest candidate within a small edit distance.
+std::string suggest(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = 3;
+  for (const auto& c : candidates) {
+    std::size_t d = edit_distance(word, c);
+    if (d < best_d && d < c.size()) best_d = d, best = c;
+  }
+  return best.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", best);
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+class Ctx {
+ public:
+  Ctx(std::string file, const EnvLookup& env, Diagnostics& d) : file_(std::move(file)), env_(env), diags_(d) {}
+
+  void error(const YAML::Mark& m, std::string msg) { report(Severity::kError, m, std::move(msg)); }
+  void warning(const YAML::Mark& m, std::string msg) { report(Severity::kWarning, m, std::move(msg)); }
+
+  // The scalar's text after env substitution; nullopt (reported) otherwise.
+  std::optional<std::string> scalar(const YAML::Node& n, const std::string& path) {
+    if (!n.IsScalar()) {
+      error(n.Mark(), fmt::format("{}: expected a scalar value", path));
+      return std::nullopt;
+    }
+    auto r = substitute_env(n.Scalar(), env_);
+    if (!r) {
+      error(n.Mark(), fmt::format("{}: {}", path, r.error));
+      return std::nullopt;
+    }
+    return std::move(*r.value);
+  }
+
+ private:
+  void report(Severity s, const YAML::Mark& m, std::string msg) {
+    bool known = m.line >= 0 && m.column >= 0;
+    diags_.add(s, file_, known ? m.line + 1 : 0, known ? m.column + 1 : 0, std::move(msg));
+  }
+  std::string file_;
+  const EnvLookup& env_;
+  Diagnostics& diags_;
+};
+
+// Reads one mapping: each accessor marks its key as known; finish() reports the rest.
+class MapReader {
+ public:
+  MapReader(Ctx& ctx, const YAML::Node& node, std::string path) : ctx_(ctx), path_(std::move(path)) {
+    if (!node.IsDefined() || node.IsNull()) return;  // absent or `key:` means all defaults
+    if (!node.IsMap()) {
+      ctx_.error(node.Mark(), fmt::format("{}: expected a mapping", path_));
+      return;
+    }
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (!it->first.IsScalar()) {
+        ctx_.error(it->first.Mark(), fmt::format("{}: keys must be scalars", path_));
+        continue;
+      }
+      std::string key = it->first.Scalar();
+      if (std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == key; })) {
+        ctx_.error(it->first.Mark(), fmt::format("duplicate key \"{}\" in {}", key, path_));
+        continue;
+      }
+      entries_.push_back({key, it->first, it->second, false});
+    }
+  }
+  MapReader(const MapReader&) = delete;
+  ~MapReader() { finish(); }
+
+  const std::string& path() const { return path_; }
+  std::string sub_path(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+
+  // The value node for `key` (invalid if absent); records it as a known key.
+  YAML::Node get(std::string_view key) {
+    known_.emplace_back(key);
+    for (auto& e : entries_) {
+      if (e.key == key) {
+        e.used = true;
+        return e.value;
+      }
+    }
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+  bool has(std::string_view key) const {
+    return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == key; });
+  }
+  // Entries in file order, for maps whose keys are names (components, pipelines).
+  struct Entry {
+    std::string key;
+    YAML::Node key_node;
+    YAML::Node value;
+    bool used;
+  };
+  std::vector<Entry>& entries() {
+    for (auto& e : entries_) e.used = true;
+    return entries_;
+  }
+
+  void str(std::string_view key, std::string& out) {
+    auto n = present(key);
+    if (!n) return;
+    if (auto v = ctx_.scalar(*n, sub_path(key))) out = *v;
+  }
+  void boolean(std::string_view key, bool& out) {
+    auto n = present(key);
+    if (!n) return;
+    auto v = ctx_.scalar(*n, sub_path(key));
+    if (!v) return;
+    if (*v == "true" || *v == "True" || *v == "TRUE") {
+      out = true;
+    } else if (*v == "false" || *v == "False" || *v == "FALSE") {
+      out = false;
+    } else {
+      ctx_.error(n->Mark(), fmt::format("{}: expected true or false, got \"{}\"", sub_path(key), *v));
+    }
+  }
+  void uint(std::string_view key, std::uint64_t& out, std::uint64_t max = UINT64_MAX) {
+    auto n = present(key);
+    if (!n) return;
+    if (auto v = parse_uint(*n, sub_path(key), max)) out = *v;
+  }
+  void duration(std::string_view key, Duration& out) {
+    auto n = present(key);
+    if (!n) return;
+    auto v = ctx_.scalar(*n, sub_path(key));
+    if (!v) return;
+    auto d = parse_duration(*v);
+    if (!d) return ctx_.error(n->Mark(), fmt::format("{}: {}", sub_path(key), d.error));
+    out = *d.value;
+  }
+  void size(std::string_view key, std::uint64_t& out) {
+    auto n = present(key);
+    if (!n) return;
+    auto v = ctx_.scalar(*n, sub_path(key));
+    if (!v) return;
+    auto d = parse_size(*v);
+    if (!d) return ctx_.error(n->Mark(), fmt::format("{}: {}", sub_path(key), d.error));
+    out = *d.value;
+  }
+  void strings(std::string_view key, std::vector<std::string>& out) {
+    auto n = present(key);
+    if (!n) return;
+    if (!n->IsSequence()) return ctx_.error(n->Mark(), fmt::format("{}: expected a list", sub_path(key)));
+    out.clear();
+    for (const auto& item : *n) {
+      if (auto v = ctx_.scalar(item, sub_path(key))) out.push_back(*v);
+    }
+  }
+  void uints(std::string_view key, std::vector<std::uint64_t>& out, std::uint64_t max) {
+    auto n = present(key);
+    if (!n) return;
+    if (!n->IsSequence()) return ctx_.error(n->Mark(), fmt::format("{}: expected a list", sub_path(key)));
+    out.clear();
+    for (const auto& item : *n) {
+      if (auto v = parse_uint(item, sub_path(key), max)) out.push_back(*v);
+    }
+  }
+  void string_map(std::string_view key, std::map<std::string, std::string>& out) {
+    auto n = present(key);
+    if (!n) return;
+    if (!n->IsMap()) return ctx_.error(n->Mark(), fmt::format("{}: expected a mapping", sub_path(key)));
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      if (!it->first.IsScalar()) {
+        ctx_.error(it->first.Mark(), fmt::format("{}: keys must be scalars", sub_path(key)));
+        continue;
+      }
+      if (auto v = ctx_.scalar(it->second, sub_path(key) + "." + it->first.Scalar())) out[it->first.Scalar()] = *v;
+    }
+  }
+  template <class E>
+  void choice(std::string_view key, E& out, std::initializer_list<std::pair<const char*, E>> options) {
+    auto n = present(key);
+    if (!n) return;
+    auto v = ctx_.scalar(*n, sub_path(key));
+    if (!v) return;
+    std::vector<std::string> names;
+    for (const auto& [name, value] : options) {
+      if (*v == name) {
+        out = value;
+        return;
+      }
+      names.emplace_back(name);
+    }
+    ctx_.error(n->Mark(), fmt::format("{}: invalid value \"{}\" (expected one of: {}){}", sub_path(key), *v,
+                                      join(names), suggest(*v, names)));
+  }
+
+  void finish() {
+    if (finished_) return;
+    finished_ = true;
+    for (const auto& e : entries_) {
+      if (e.used) continue;
+      ctx_.error(e.key_node.Mark(),
+                 fmt::format("unknown key \"{}\" in {}{}", e.key, path_.empty() ? "the config" : path_,
+                             suggest(e.key, known_)));
+    }
+  }
+
+ private:
+  // Absent and null values keep the default.
+  std::optional<YAML::Node> present(std::string_view key) {
+    YAML::Node n = get(key);
+    if (!n.IsDefined() || n.IsNull()) return std::nullopt;
+    return n;
+  }
+  std::optional<std::uint64_t> parse_uint(const YAML::Node& n, const std::string& path, std::uint64_t max) {
+    auto v = ctx_.scalar(n, path);
+    if (!v) return std::nullopt;
+    std::uint64_t out = 0;
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+    if (v->empty() || ec != std::errc() || end != v->data() + v->size() || out > max) {
+      ctx_.error(n.Mark(), max == UINT64_MAX
+                               ? fmt::format("{}: expected a non-negative integer, got \"{}\"", path, *v)
+                               : fmt::format("{}: expected an integer from 0 to {}, got \"{}\"", path, max, *v));
+      return std::nullopt;
+    }
+    return out;
+  }
+
+  Ctx& ctx_;
+  std::string path_;
+  std::vector<Entry> entries_;
+  std::vector<std::string> known_;
+  bool finished_ = false;
+};
+
+// ---- component decoders; each reads a mapping at `r` and validates it ----
+
+void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c) {
+  MapReader protocols(ctx, r.get("protocols"), r.sub_path("protocols"));
+  r.get("include_metadata");  // accepted for compatibility, ignored
+  if (protocols.has("grpc")) {
+    c.grpc.enabled = true;
+    MapReader g(ctx, protocols.get("grpc"), protocols.sub_path("grpc"));
+    g.str("endpoint", c.grpc.endpoint);
+    g.uint("max_recv_msg_size_mib", c.grpc.max_recv_msg_size_mib);
+    g.get("include_metadata");
+  }
+  if (protocols.has("http")) {
+    c.http.enabled = true;
+    MapReader h(ctx, protocols.get("http"), protocols.sub_path("http"));
+    h.str("endpoint", c.http.endpoint);
+    h.size("max_request_body_size", c.http.max_request_body_size);
+    h.get("include_metadata");
+    MapReader cors(ctx, h.get("cors"), h.sub_path("cors"));
+    cors.strings("allowed_origins", c.http.cors_allowed_origins);
+    cors.strings("allowed_headers", c.http.cors_allowed_headers);
+  }
+  if (!c.grpc.enabled && !c.http.enabled) {
+    ctx.error(at, fmt::format("{}: at least one protocol (grpc or http) must be configured under protocols", r.path()));
+  }
+}
+
+void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, FilelogReceiverConfig& c) {
+  using C = FilelogReceiverConfig;
+  r.strings("include", c.include);
+  r.strings("exclude", c.exclude);
+  r.choice("start_at", c.start_at, {{"beginning", C::StartAt::kBeginning}, {"end", C::StartAt::kEnd}});
+  r.size("max_log_size", c.max_log_size);
+  r.str("encoding", c.encoding);
+  r.choice("parse", c.parse, {{"json", C::Parse::kJson}, {"none", C::Parse::kNone}});
+  r.string_map("attributes", c.attributes);
+  r.str("storage", c.storage);
+  if (c.include.empty()) ctx.error(at, fmt::format("{}: include must list at least one file pattern", r.path()));
+}
+
+void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, BatchProcessorConfig& c) {
+  r.uint("send_batch_size", c.send_batch_size);
+  r.uint("send_batch_max_size", c.send_batch_max_size);
+  r.duration("timeout", c.timeout);
+  r.size("send_batch_max_bytes", c.send_batch_max_bytes);
+  if (c.send_batch_max_size != 0 && c.send_batch_max_size < c.send_batch_size) {
+    ctx.error(at, fmt::format("{}: send_batch_max_size must be 0 or at least send_batch_size", r.path()));
+  }
+}
+
+void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, MemoryLimiterProcessorConfig& c) {
+  r.duration("check_interval", c.check_interval);
+  r.uint("limit_mib", c.limit_mib);
+  r.uint("spike_limit_mib", c.spike_limit_mib);
+  r.uint("limit_percentage", c.limit_percentage, 100);
+  r.uint("spike_limit_percentage", c.spike_limit_percentage, 100);
+  if (c.check_interval <= Duration{0}) ctx.error(at, fmt::format("{}: check_interval must be greater than 0", r.path()));
+  if (c.limit_mib == 0 && c.limit_percentage == 0) {
+    ctx.error(at, fmt::format("{}: one of limit_mib or limit_percentage must be set", r.path()));
+  }
+  if (c.limit_mib != 0 && c.spike_limit_mib >= c.limit_mib) {
+    ctx.error(at, fmt::format("{}: spike_limit_mib must be smaller than limit_mib", r.path()));
+  }
+}
+
+void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProcessorConfig& c) {
+  using A = AttributesProcessorConfig::Action;
+  YAML::Node actions = r.get("actions");
+  if (actions.IsDefined() && !actions.IsNull() && !actions.IsSequence()) {
+    ctx.error(actions.Mark(), fmt::format("{}: expected a list", r.sub_path("actions")));
+  } else if (actions.IsSequence()) {
+    for (std::size_t i = 0; i < actions.size(); ++i) {
+      MapReader a(ctx, actions[i], fmt::format("{}[{}]", r.sub_path("actions"), i));
+      AttributesProcessorConfig::Entry e;
+      bool has_value = a.has("value");
+      a.str("key", e.key);
+      a.str("value", e.value);
+      a.choice("action", e.action,
+               {{"insert", A::kInsert}, {"update", A::kUpdate}, {"upsert", A::kUpsert}, {"delete", A::kDelete}});
+      if (!a.has("action")) ctx.error(actions[i].Mark(), fmt::format("{}: action is required", a.path()));
+      if (e.key.empty()) ctx.error(actions[i].Mark(), fmt::format("{}: key is required", a.path()));
+      if (e.action != A::kDelete && !has_value) {
+        ctx.error(actions[i].Mark(), fmt::format("{}: value is required for this action", a.path()));
+      }
+      c.actions.push_back(std::move(e));
+    }
+  }
+  if (c.actions.empty()) ctx.error(at, fmt::format("{}: actions must list at least one action", r.path()));
+}
+
+void decode_tls(Ctx& ctx, MapReader& parent, TlsClientConfig& t) {
+  YAML::Node n = parent.get("tls");
+  MapReader r(ctx, n, parent.sub_path("tls"));
+  r.str("ca_file", t.ca_file);
+  r.str("cert_file", t.cert_file);
+  r.str("key_file", t.key_file);
+  r.boolean("insecure_skip_verify", t.insecure_skip_verify);
+  if (t.cert_file.empty() != t.key_file.empty()) {
+    ctx.error(n.Mark(), fmt::format("{}: cert_file and key_file must be set together", r.path()));
+  }
+}
+
+void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterConfig& c) {
+  using E = ElasticsearchExporterConfig;
+  using Q = E::SendingQueue;
+  std::string endpoint;
+  r.str("endpoint", endpoint);
+  r.strings("endpoints", c.endpoints);
+  if (!endpoint.empty()) {
+    if (!c.endpoints.empty()) ctx.error(at, fmt::format("{}: set endpoint or endpoints, not both", r.path()));
+    c.endpoints.insert(c.endpoints.begin(), endpoint);
+  }
+  if (c.endpoints.empty()) ctx.error(at, fmt::format("{}: endpoint or endpoints must be set", r.path()));
+  for (const auto& e : c.endpoints) {
+    if (!e.starts_with("http://") && !e.starts_with("https://")) {
+      ctx.error(at, fmt::format("{}: endpoint \"{}\" must start with http:// or https://", r.path(), e));
+    }
+  }
+  r.uint("num_workers", c.num_workers, 1024);
+  {
+    MapReader f(ctx, r.get("flush"), r.sub_path("flush"));
+    f.size("bytes", c.flush.bytes);
+    f.duration("interval", c.flush.interval);
+  }
+  {
+    MapReader rt(ctx, r.get("retry"), r.sub_path("retry"));
+    rt.boolean("enabled", c.retry.enabled);
+    rt.uint("max_retries", c.retry.max_retries);
+    rt.duration("initial_interval", c.retry.initial_interval);
+    rt.duration("max_interval", c.retry.max_interval);
+    rt.uints("retry_on_status", c.retry.retry_on_status, 599);
+    if (c.retry.max_interval < c.retry.initial_interval) {
+      ctx.error(at, fmt::format("{}: max_interval must not be smaller than initial_interval", rt.path()));
+    }
+  }
+  r.choice("compression", c.compression, {{"gzip", Compression::kGzip}, {"none", Compression::kNone}});
+  {
+    MapReader cp(ctx, r.get("compression_params"), r.sub_path("compression_params"));
+    cp.uint("level", c.compression_level, 9);
+  }
+  r.string_map("headers", c.headers);
+  r.str("user", c.user);
+  r.str("password", c.password);
+  r.str("api_key", c.api_key);
+  decode_tls(ctx, r, c.tls);
+  {
+    MapReader m(ctx, r.get("mapping"), r.sub_path("mapping"));
+    m.choice("mode", c.mapping_mode, {{"otel", std::string("otel")}});
+  }
+  r.str("logs_index", c.logs_index);
+  r.str("metrics_index", c.metrics_index);
+  r.str("traces_index", c.traces_index);
+  {
+    MapReader d(ctx, r.get("logs_dynamic_id"), r.sub_path("logs_dynamic_id"));
+    d.boolean("enabled", c.logs_dynamic_id);
+  }
+  r.str("pipeline", c.pipeline);
+  r.duration("timeout", c.timeout);
+  {
+    MapReader d(ctx, r.get("dead_letter"), r.sub_path("dead_letter"));
+    d.str("path", c.dead_letter_path);
+  }
+  r.choice("encoding", c.encoding, {{"early", E::Encoding::kEarly}, {"late", E::Encoding::kLate}});
+  {
+    YAML::Node qn = r.get("sending_queue");
+    MapReader q(ctx, qn, r.sub_path("sending_queue"));
+    auto& s = c.sending_queue;
+    q.boolean("enabled", s.enabled);
+    q.choice("type", s.type, {{"memory", Q::Type::kMemory}, {"disk", Q::Type::kDisk}});
+    q.uint("queue_size", s.queue_size);
+    q.size("max_bytes", s.max_bytes);
+    q.str("directory", s.directory);
+    q.size("max_size", s.max_size);
+    q.size("segment_size", s.segment_size);
+    q.choice("sync", s.sync, {{"batch", Q::Sync::kBatch}, {"interval", Q::Sync::kInterval}, {"none", Q::Sync::kNone}});
+    if (s.enabled && s.type == Q::Type::kDisk && s.directory.empty()) {
+      ctx.error(qn.Mark(), fmt::format("{}: directory is required when type is disk", q.path()));
+    }
+    if (s.enabled && s.type == Q::Type::kMemory && s.queue_size == 0) {
+      ctx.error(qn.Mark(), fmt::format("{}: queue_size must be greater than 0", q.path()));
+    }
+  }
+}
+
+void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c) {
+  r.str("endpoint", c.endpoint);
+  {
+    MapReader t(ctx, r.get("tls"), r.sub_path("tls"));
+    t.boolean("insecure", c.tls_insecure);
+  }
+  r.choice("compression", c.compression, {{"gzip", Compression::kGzip}, {"none", Compression::kNone}});
+  r.string_map("headers", c.headers);
+  if (c.endpoint.empty()) ctx.error(at, fmt::format("{}: endpoint must be set", r.path()));
+}
+
+void decode(Ctx&, MapReader& r, const YAML::Mark&, DebugExporterConfig& c) {
+  using V = DebugExporterConfig::Verbosity;
+  r.choice("verbosity", c.verbosity, {{"basic", V::kBasic}, {"normal", V::kNormal}, {"detailed", V::kDetailed}});
+}
+
+void decode(Ctx&, MapReader& r, const YAML::Mark&, HealthCheckExtensionConfig& c) { r.str("endpoint", c.endpoint); }
+
+const std::vector<Signal> kAllSignals{Signal::kLogs, Signal::kTraces, Signal::kMetrics};
+
+// One known component type: its name, which signals it handles and how to decode it.
+template <class C>
+struct TypeInfo {
+  std::string name;
+  std::vector<Signal> signals;
+  std::function<void(Ctx&, MapReader&, const YAML::Mark&, decltype(C::settings)&)> decode;
+};
+
+template <class C, class T>
+TypeInfo<C> type(std::string name, std::vector<Signal> signals) {
+  return {std::move(name), std::move(signals), [](Ctx& ctx, MapReader& r, const YAML::Mark& at, auto& v) {
+            v = T{};
+            decode(ctx, r, at, std::get<T>(v));
+          }};
+}
+
+const char* signal_name(Signal s) {
+  switch (s) {
+    case Signal::kLogs:
+      return "logs";
+    case Signal::kTraces:
+      return "traces";
+    case Signal::kMetrics:
+      return "metrics";
+  }
+  return "?";
+}
+
+struct Defined {
+  YAML::Mark mark;
+  std::vector<Signal> signals;
+  bool used = false;
+};
+
+// Decodes one of receivers/processors/exporters/extensions into `out`.
+template <class C>
+std::map<std::string, Defined> decode_section(Ctx& ctx, MapReader& top, const char* section, const char* kind,
+                                              const std::vector<TypeInfo<C>>& types, std::vector<C>& out) {
+  std::map<std::string, Defined> defined;
+  MapReader sec(ctx, top.get(section), section);
+  std::vector<std::string> type_names;
+  for (const auto& t : types) type_names.push_back(t.name);
+  for (auto& e : sec.entries()) {
+    const YAML::Mark at = e.key_node.Mark();
+    C comp;
+    auto slash = e.key.find('/');
+    comp.id.type = e.key.substr(0, slash);
+    if (slash != std::string::npos) comp.id.name = e.key.substr(slash + 1);
+    if (comp.id.type.empty() || (slash != std::string::npos && comp.id.name.empty())) {
+      ctx.error(at, fmt::format("invalid {} id \"{}\" (expected type or type/name)", kind, e.key));
+      continue;
+    }
+    auto t = std::find_if(types.begin(), types.end(), [&](const auto& ti) { return ti.name == comp.id.type; });
+    if (t == types.end()) {
+      ctx.error(at, fmt::format("unknown {} type \"{}\" in {} (known types: {}){}", kind, comp.id.type, section,
+                                join(type_names), suggest(comp.id.type, type_names)));
+      continue;
+    }
+    MapReader r(ctx, e.value, std::string(section) + "." + e.key);
+    t->decode(ctx, r, at, comp.settings);
+    defined[e.key] = {at, t->signals, false};
+    out.push_back(std::move(comp));
+  }
+  return defined;
+}
+
+// Reads a pipeline's receivers/processors/exporters list and checks every reference.
+void decode_refs(Ctx& ctx, MapReader& p, const char* key, const char* kind, const char* section, Signal signal,
+                 const std::string& pipeline, std::map<std::string, Defined>& defined, std::vector<std::string>& out) {
+  YAML::Node list = p.get(key);
+  if (!list.IsDefined() || list.IsNull()) return;
+  if (!list.IsSequence()) return ctx.error(list.Mark(), fmt::format("{}: expected a list", p.sub_path(key)));
+  std::vector<std::string> names;
+  for (const auto& [name, d] : defined) names.push_back(name);
+  for (const auto& item : list) {
+    auto id = ctx.scalar(item, p.sub_path(key));
+    if (!id) continue;
+    if (std::find(out.begin(), out.end(), *id) != out.end()) {
+      ctx.error(item.Mark(), fmt::format("{} \"{}\" is listed twice in pipeline \"{}\"", kind, *id, pipeline));
+      continue;
+    }
+    out.push_back(*id);
+    auto d = defined.find(*id);
+    if (d == defined.end()) {
+      ctx.error(item.Mark(), fmt::format("pipeline \"{}\" references {} \"{}\" which is not defined in {}{}", pipeline,
+                                         kind, *id, section, suggest(*id, names)));
+      continue;
+    }
+    d->second.used = true;
+    if (std::find(d->second.signals.begin(), d->second.signals.end(), signal) == d->second.signals.end()) {
+      ctx.error(item.Mark(),
+                fmt::format("{} \"{}\" does not support {} (pipeline \"{}\")", kind, *id, signal_name(signal), pipeline));
+    }
+  }
+}
+
+void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
+  if (!root.IsDefined() || root.IsNull()) {
+    ctx.error(YAML::Mark::null_mark(), "the config is empty");
+    return;
+  }
+  MapReader top(ctx, root, "");
+  if (!root.IsMap()) return;
+
+  const std::vector<Signal> logs_only{Signal::kLogs};
+  auto receivers = decode_section<Receiver>(
+      ctx, top, "receivers", "receiver",
+      {type<Receiver, OtlpReceiverConfig>("otlp", kAllSignals), type<Receiver, FilelogReceiverConfig>("filelog", logs_only)},
+      cfg.receivers);
+  auto processors = decode_section<Processor>(ctx, top, "processors", "processor",
+                                              {type<Processor, BatchProcessorConfig>("batch", kAllSignals),
+                                               type<Processor, MemoryLimiterProcessorConfig>("memory_limiter", kAllSignals),
+                                               type<Processor, AttributesProcessorConfig>("attributes", kAllSignals),
+                                               type<Processor, AttributesProcessorConfig>("resource", kAllSignals)},
+                                              cfg.processors);
+  auto exporters = decode_section<Exporter>(ctx, top, "exporters", "exporter",
+                                            {type<Exporter, ElasticsearchExporterConfig>("elasticsearch", kAllSignals),
+                                             type<Exporter, OtlpExporterConfig>("otlp", kAllSignals),
+                                             type<Exporter, DebugExporterConfig>("debug", kAllSignals)},
+                                            cfg.exporters);
+  auto extensions = decode_section<Extension>(
+      ctx, top, "extensions", "extension", {type<Extension, HealthCheckExtensionConfig>("health_check", kAllSignals)},
+      cfg.extensions);
+
+  YAML::Node service_node = top.get("service");
+  if (!service_node.IsDefined() || service_node.IsNull()) {
+    ctx.error(root.Mark(), "the config has no service section (it defines the pipelines)");
+  } else {
+    MapReader service(ctx, service_node, "service");
+    YAML::Node ext = service.get("extensions");
+    if (ext.IsSequence()) {
+      std::vector<std::string> names;
+      for (const auto& [name, d] : extensions) names.push_back(name);
+      for (const auto& item : ext) {
+        auto id = ctx.scalar(item, "service.extensions");
+        if (!id) continue;
+        auto d = extensions.find(*id);
+        if (d == extensions.end()) {
+          ctx.error(item.Mark(), fmt::format("service.extensions references extension \"{}\" which is not defined in "
+                                             "extensions{}",
+                                             *id, suggest(*id, names)));
+        } else {
+          d->second.used = true;
+        }
+        cfg.service_extensions.push_back(*id);
+      }
+    } else if (ext.IsDefined() && !ext.IsNull()) {
+      ctx.error(ext.Mark(), "service.extensions: expected a list");
+    }
+
+    YAML::Node pipes_node = service.get("pipelines");
+    MapReader pipes(ctx, pipes_node, "service.pipelines");
+    for (auto& e : pipes.entries()) {
+      const YAML::Mark at = e.key_node.Mark();
+      Pipeline p;
+      auto slash = e.key.find('/');
+      std::string sig = e.key.substr(0, slash);
+      if (slash != std::string::npos) p.name = e.key.substr(slash + 1);
+      if (sig == "logs") {
+        p.signal = Signal::kLogs;
+      } else if (sig == "traces") {
+        p.signal = Signal::kTraces;
+      } else if (sig == "metrics") {
+        p.signal = Signal::kMetrics;
+      } else {
+        ctx.error(at, fmt::format("unknown pipeline signal type \"{}\" in service.pipelines (expected logs, traces "
+                                  "or metrics){}",
+                                  sig, suggest(sig, {"logs", "traces", "metrics"})));
+        continue;
+      }
+      MapReader pr(ctx, e.value, "service.pipelines." + e.key);
+      decode_refs(ctx, pr, "receivers", "receiver", "receivers", p.signal, e.key, receivers, p.receivers);
+      decode_refs(ctx, pr, "processors", "processor", "processors", p.signal, e.key, processors, p.processors);
+      decode_refs(ctx, pr, "exporters", "exporter", "exporters", p.signal, e.key, exporters, p.exporters);
+      if (p.receivers.empty()) ctx.error(at, fmt::format("pipeline \"{}\" has no receivers", e.key));
+      if (p.exporters.empty()) ctx.error(at, fmt::format("pipeline \"{}\" has no exporters", e.key));
+      cfg.pipelines.push_back(std::move(p));
+    }
+    if (pipes.entries().empty()) {
+      ctx.error(pipes_node.IsDefined() ? pipes_node.Mark() : service_node.Mark(),
+                "service.pipelines must define at least one pipeline");
+    }
+
+    MapReader tel(ctx, service.get("telemetry"), "service.telemetry");
+    {
+      using T = Telemetry;
+      MapReader logs(ctx, tel.get("logs"), "service.telemetry.logs");
+      logs.choice("level", cfg.telemetry.log_level,
+                  {{"debug", T::Level::kDebug}, {"info", T::Level::kInfo}, {"warn", T::Level::kWarn},
+                   {"error", T::Level::kError}});
+      logs.choice("encoding", cfg.telemetry.log_encoding, {{"console", T::Encoding::kConsole}, {"json", T::Encoding::kJson}});
+      MapReader metrics(ctx, tel.get("metrics"), "service.telemetry.metrics");
+      metrics.str("address", cfg.telemetry.metrics_address);
+    }
+  }
+
+  auto warn_unused = [&](const std::map<std::string, Defined>& defined, const char* kind, const char* where) {
+    for (const auto& [name, d] : defined) {
+      if (!d.used) ctx.warning(d.mark, fmt::format("{} \"{}\" is defined but not used in {}", kind, name, where));
+    }
+  };
+  warn_unused(receivers, "receiver", "any pipeline");
+  warn_unused(processors, "processor", "any pipeline");
+  warn_unused(exporters, "exporter", "any pipeline");
+  warn_unused(extensions, "extension", "service.extensions");
+}
+
+}  // namespace
+
+LoadResult load_config_string(std::string_view yaml, const std::string& file, const EnvLookup& env) {
+  LoadResult result;
+  Ctx ctx(file, env, result.diagnostics);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    ctx.error(e.mark, fmt::format("YAML syntax error: {}", e.msg));
+    return result;
+  }
+  try {
+    decode_config(ctx, root, result.config);
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp throws on some odd node shapes (e.g. aliases to the wrong kind); report, don't crash.
+    ctx.error(e.mark, fmt::format("invalid config: {}", e.msg));
+  }
+  return result;
+}
+
+LoadResult load_config_file(const std::string& path, const EnvLookup& env) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    LoadResult result;
+    result.diagnostics.add(Severity::kError, path, 0, 0, "cannot open the config file");
+    return result;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return load_config_string(ss.str(), path, env);
+}
+
+}  // namespace tern::config

@@ -1,0 +1,201 @@
+#include "config/units.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace tern::config {
+namespace {
+
+// Reads a non-negative decimal number ("12", "1.5", ".5") at the front of `s`.
+std::optional<double> take_number(std::string_view& s) {
+  std::size_t i = 0;
+  bool digits = false;
+  double v = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    v = v * 10 + (s[i] - '0');
+    ++i;
+    digits = true;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    double scale = 0.1;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+      v += (s[i] - '0') * scale;
+      scale /= 10;
+      ++i;
+      digits = true;
+    }
+  }
+  if (!digits || !std::isfinite(v)) return std::nullopt;
+  s.remove_prefix(i);
+  return v;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool is_name_char(char c, bool first) {
+  return c == '_' || std::isalpha(static_cast<unsigned char>(c)) ||
+         (!first && std::isdigit(static_cast<unsigned char>(c)));
+}
+
+}  // namespace
+
+Parsed<Duration> parse_duration(std::string_view text) {
+  std::string_view s = trim(text);
+  auto fail = [&](std::string why) {
+    return Parsed<Duration>{std::nullopt, fmt::format("invalid duration \"{}\": {}", text, why)};
+  };
+  if (s.empty()) return fail("empty");
+  if (s.front() == '-') return fail("must not be negative");
+  if (s.front() == '+') s.remove_prefix(1);
+  if (s == "0") return {Duration{0}, {}};
+  double total_ns = 0;
+  while (!s.empty()) {
+    auto n = take_number(s);
+    if (!n) return fail("expected a number (e.g. \"200ms\", \"1s\", \"1m30s\")");
+    std::size_t u = 0;
+    while (u < s.size() && !std::isdigit(static_cast<unsigned char>(s[u])) && s[u] != '.') ++u;
+    std::string_view unit = s.substr(0, u);
+    s.remove_prefix(u);
+    double scale;
+    if (unit == "ns") {
+      scale = 1;
+    } else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") {
+      scale = 1e3;
+    } else if (unit == "ms") {
+      scale = 1e6;
+    } else if (unit == "s") {
+      scale = 1e9;
+    } else if (unit == "m") {
+      scale = 60e9;
+    } else if (unit == "h") {
+      scale = 3600e9;
+    } else if (unit.empty()) {
+      return fail("missing unit (one of ns, us, ms, s, m, h)");
+    } else {
+      return fail(fmt::format("unknown unit \"{}\" (one of ns, us, ms, s, m, h)", unit));
+    }
+    total_ns += *n * scale;
+  }
+  // Checked before the cast: converting an out-of-range double is undefined.
+  if (!(total_ns < 9.2e18)) return fail("too large");
+  return {Duration{static_cast<std::int64_t>(std::llround(total_ns))}, {}};
+}
+
+Parsed<std::uint64_t> parse_size(std::string_view text) {
+  std::string_view s = trim(text);
+  auto fail = [&](std::string why) {
+    return Parsed<std::uint64_t>{std::nullopt, fmt::format("invalid size \"{}\": {}", text, why)};
+  };
+  if (s.empty()) return fail("empty");
+  if (s.front() == '-') return fail("must not be negative");
+  auto n = take_number(s);
+  if (!n) return fail("expected a number of bytes, optionally with a unit (e.g. \"5MB\", \"5MiB\")");
+  std::string unit = lower(trim(s));
+  double scale;
+  if (unit.empty() || unit == "b") {
+    scale = 1;
+  } else if (unit == "kb" || unit == "k") {
+    scale = 1e3;
+  } else if (unit == "mb" || unit == "m") {
+    scale = 1e6;
+  } else if (unit == "gb" || unit == "g") {
+    scale = 1e9;
+  } else if (unit == "tb" || unit == "t") {
+    scale = 1e12;
+  } else if (unit == "kib" || unit == "ki") {
+    scale = 1024.0;
+  } else if (unit == "mib" || unit == "mi") {
+    scale = 1024.0 * 1024;
+  } else if (unit == "gib" || unit == "gi") {
+    scale = 1024.0 * 1024 * 1024;
+  } else if (unit == "tib" || unit == "ti") {
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  } else {
+    return fail(fmt::format("unknown unit \"{}\" (one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)", trim(s)));
+  }
+  double bytes = *n * scale;
+  if (!(bytes < 9.2e18)) return fail("too large");
+  return {static_cast<std::uint64_t>(std::llround(bytes)), {}};
+}
+
+EnvLookup process_env() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* v = std::getenv(std::string(name).c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+Parsed<std::string> substitute_env(std::string_view text, const EnvLookup& env) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c != '$' || i + 1 >= text.size()) {
+      out += c;
+      continue;
+    }
+    if (text[i + 1] == '$') {
+      out += '$';
+      ++i;
+      continue;
+    }
+    if (text[i + 1] != '{') {
+      out += c;
+      continue;
+    }
+    std::size_t close = text.find('}', i + 2);
+    if (close == std::string_view::npos) {
+      return {std::nullopt, fmt::format("unterminated \"${{\" in \"{}\"", text)};
+    }
+    std::string_view ref = text.substr(i + 2, close - i - 2);
+    std::string_view whole = text.substr(i, close - i + 1);
+    if (ref.starts_with("env:")) {
+      ref.remove_prefix(4);
+    } else if (auto colon = ref.find(':'); colon != std::string_view::npos && colon > 0 &&
+                                           ref.substr(colon, 2) != ":-") {
+      return {std::nullopt,
+              fmt::format("unsupported config source \"{}\" in \"{}\" (only env is supported)",
+                          ref.substr(0, colon), whole)};
+    }
+    std::optional<std::string_view> def;
+    if (auto d = ref.find(":-"); d != std::string_view::npos) {
+      def = ref.substr(d + 2);
+      ref = ref.substr(0, d);
+    }
+    bool valid = !ref.empty();
+    for (std::size_t k = 0; k < ref.size() && valid; ++k) valid = is_name_char(ref[k], k == 0);
+    if (!valid) {
+      return {std::nullopt, fmt::format("invalid environment variable name \"{}\" in \"{}\"", ref, whole)};
+    }
+    auto value = env ? env(ref) : std::nullopt;
+    if (def && (!value || value->empty())) {
+      out += *def;
+    } else if (value) {
+      out += *value;
+    } else {
+      return {std::nullopt, fmt::format("environment variable \"{}\" is not set (write ${{{}:-default}} to give "
+                                        "a default)",
+                                        ref, ref)};
+    }
+    i = close;
+  }
+  return {std::move(out), {}};
+}
+
+}  // namespace tern::config

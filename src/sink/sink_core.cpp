@@ -1,0 +1,737 @@
+#include "sink/sink_core.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <chrono>
+#include <cstdio>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "compression/gzip.h"
+
+namespace tern::sink {
+
+bool glob_match(std::string_view p, std::string_view s) {
+  // Iterative `*` matching with single backtrack point: linear-ish, no recursion.
+  size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = si;
+    } else if (pi < p.size() && p[pi] == s[si]) {
+      ++pi;
+      ++si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+namespace {
+
+uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+std::string json_string(std::string_view s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+std::string percent_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+    } else if (s[i] == '+') {
+      out += ' ';
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string query_param(std::string_view query, std::string_view name) {
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view kv = query.substr(0, amp);
+    size_t eq = kv.find('=');
+    if (kv.substr(0, eq) == name) return eq == std::string_view::npos ? std::string() : percent_decode(kv.substr(eq + 1));
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return {};
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  while (true) {
+    size_t p = s.find(sep);
+    out.push_back(s.substr(0, p));
+    if (p == std::string_view::npos) break;
+    s.remove_prefix(p + 1);
+  }
+  return out;
+}
+
+// Elasticsearch's whole-request error body.
+Reply es_error(int status, std::string_view type, std::string_view reason) {
+  std::string t = json_string(type), r = json_string(reason);
+  return Reply{status, fmt::format(R"({{"error":{{"root_cause":[{{"type":{0},"reason":{1}}}],"type":{0},"reason":{1}}},"status":{2}}})",
+                                   t, r, status)};
+}
+
+// filter_path: comma-separated dotted paths, `*` globs per component. Arrays are
+// transparent (as in Elasticsearch), so `items.*.status` matches the action name.
+class PathFilter {
+public:
+  explicit PathFilter(std::string_view spec) {
+    if (spec.empty()) return;
+    for (auto p : split(spec, ',')) {
+      if (!p.empty()) patterns_.push_back(split(p, '.'));
+    }
+    active_ = !patterns_.empty();
+  }
+  bool active() const { return active_; }
+  // 2 = path and its whole subtree included, 1 = some descendant may be, 0 = excluded.
+  int check(const std::vector<std::string_view>& path) const {
+    if (!active_) return 2;
+    int best = 0;
+    for (const auto& pat : patterns_) {
+      size_t n = std::min(pat.size(), path.size());
+      bool ok = true;
+      for (size_t i = 0; i < n && ok; ++i) ok = glob_match(pat[i], path[i]);
+      if (!ok) continue;
+      if (pat.size() <= path.size()) return 2;
+      best = 1;
+    }
+    return best;
+  }
+
+private:
+  std::vector<std::vector<std::string_view>> patterns_;
+  bool active_ = false;
+};
+
+// JSON writer that applies a PathFilter: containers are opened lazily, so filtered
+// out or empty ones never appear (like Elasticsearch's filter_path output).
+class FilteredWriter {
+public:
+  FilteredWriter(std::string& out, const PathFilter& f) : out_(out), f_(f) {
+    out_ += '{';
+    frames_.push_back({"", true, false, 0, f.active() ? 1 : 2, false});
+  }
+  void begin(std::string_view key, bool array) {
+    Frame& parent = frames_.back();
+    int level = parent.level;
+    bool pushed = false;
+    // Array elements have no key: they do not add a path component (arrays are transparent).
+    if (level == 1 && !key.empty()) {
+      path_.push_back(key);
+      pushed = true;
+      level = f_.check(path_);
+    }
+    frames_.push_back({key, false, array, 0, level, pushed});
+  }
+  void end() {
+    Frame fr = frames_.back();
+    frames_.pop_back();
+    if (fr.pushed) path_.pop_back();
+    if (fr.opened) out_ += fr.array ? ']' : '}';
+  }
+  void raw(std::string_view key, std::string_view value) {
+    Frame& parent = frames_.back();
+    if (parent.level == 0) return;
+    if (parent.level == 1) {
+      path_.push_back(key);
+      int l = f_.check(path_);
+      path_.pop_back();
+      if (l != 2) return;
+    }
+    open_all();
+    Frame& p = frames_.back();
+    if (p.children++) out_ += ',';
+    if (!p.array) {
+      append_json_string(out_, key);
+      out_ += ':';
+    }
+    out_ += value;
+  }
+  void str(std::string_view key, std::string_view value) { raw(key, json_string(value)); }
+  void num(std::string_view key, int64_t v) { raw(key, fmt::format("{}", v)); }
+  void finish() { out_ += '}'; }
+
+private:
+  struct Frame {
+    std::string_view key;
+    bool opened;
+    bool array;
+    int children;
+    int level;
+    bool pushed;
+  };
+  void open_all() {
+    for (size_t i = 1; i < frames_.size(); ++i) {
+      Frame& fr = frames_[i];
+      if (fr.opened) continue;
+      Frame& parent = frames_[i - 1];
+      if (parent.children++) out_ += ',';
+      if (!parent.array) {
+        append_json_string(out_, fr.key);
+        out_ += ':';
+      }
+      out_ += fr.array ? '[' : '{';
+      fr.opened = true;
+    }
+  }
+  std::string& out_;
+  const PathFilter& f_;
+  std::vector<Frame> frames_;
+  std::vector<std::string_view> path_;
+};
+
+enum class Op { kCreate, kIndex, kDelete, kUpdate };
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::kCreate: return "create";
+    case Op::kIndex: return "index";
+    case Op::kDelete: return "delete";
+    case Op::kUpdate: return "update";
+  }
+  return "index";
+}
+
+struct Item {
+  Op op;
+  std::string_view index;
+  std::string id;
+  bool id_given = false;
+  std::string_view doc;
+  int status = 0;  // 0 until decided
+  const char* result = nullptr;
+  int version = 1;
+  std::string error_type, error_reason;
+};
+
+thread_local simdjson::dom::parser t_parser;
+thread_local compression::GzipDecompressor* t_gunzip = nullptr;
+
+compression::GzipDecompressor& gunzip() {
+  // Leaked per thread on purpose: avoids thread_local destructor ordering issues at exit.
+  if (!t_gunzip) t_gunzip = new compression::GzipDecompressor();
+  return *t_gunzip;
+}
+
+std::string_view trim_cr(std::string_view line) {
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+  return line;
+}
+
+}  // namespace
+
+struct SinkCore::State {
+  struct Index {
+    uint64_t count = 0;
+    std::unordered_set<std::string> ids;
+  };
+  mutable std::mutex mu;
+  std::map<std::string, Index, std::less<>> indices;
+};
+
+struct SinkCore::Dump {
+  std::mutex mu;
+  std::FILE* file = nullptr;
+  std::string buf;
+  void write(std::string_view s) {
+    std::lock_guard lk(mu);
+    buf += s;
+    if (buf.size() >= (1u << 20)) flush_locked();
+  }
+  void flush_locked() {
+    if (file && !buf.empty()) {
+      std::fwrite(buf.data(), 1, buf.size(), file);
+      std::fflush(file);
+    }
+    buf.clear();
+  }
+  ~Dump() {
+    flush_locked();
+    if (file) std::fclose(file);
+  }
+};
+
+SinkCore::SinkCore(SinkOptions options) : opt_(std::move(options)), state_(std::make_unique<State>()) {
+  if (!opt_.dump_path.empty()) {
+    dump_ = std::make_unique<Dump>();
+    dump_->file = std::fopen(opt_.dump_path.c_str(), "ab");
+    if (!dump_->file) throw std::runtime_error("cannot open dump file " + opt_.dump_path);
+  }
+}
+SinkCore::~SinkCore() = default;
+
+void SinkCore::flush_dump() {
+  if (!dump_) return;
+  std::lock_guard lk(dump_->mu);
+  dump_->flush_locked();
+}
+
+bool SinkCore::roll(std::atomic<uint64_t>& counter, uint64_t stream, double rate) {
+  if (rate <= 0) return false;
+  uint64_t n = counter.fetch_add(1, std::memory_order_relaxed);
+  uint64_t r = splitmix(splitmix(opt_.seed ^ (stream * 0x100000001b3ULL)) + n);
+  return static_cast<double>(r >> 11) * (1.0 / 9007199254740992.0) < rate;
+}
+
+void SinkCore::note_bulk_status(int status) {
+  if (status >= 0 && status < 600) bulk_by_status_[status].fetch_add(1, std::memory_order_relaxed);
+}
+
+int64_t SinkCore::count(std::string_view pattern) const {
+  std::lock_guard lk(state_->mu);
+  int64_t total = 0;
+  std::unordered_set<std::string_view> seen;
+  for (auto p : split(pattern, ',')) {
+    if (p.empty()) continue;
+    if (p == "_all") p = "*";
+    if (p.find('*') == std::string_view::npos) {
+      auto it = state_->indices.find(p);
+      if (it == state_->indices.end()) return -1;
+      if (seen.insert(it->first).second) total += it->second.count;
+      continue;
+    }
+    for (auto& [name, idx] : state_->indices) {
+      if (glob_match(p, name) && seen.insert(name).second) total += idx.count;
+    }
+  }
+  return total;
+}
+
+SinkStats SinkCore::stats() const {
+  SinkStats s;
+  s.docs = docs_.load();
+  s.requests = requests_.load();
+  s.bulk_requests = bulk_requests_.load();
+  s.bytes_compressed = bytes_c_.load();
+  s.bytes_uncompressed = bytes_u_.load();
+  for (int i = 0; i < 600; ++i) {
+    if (uint64_t v = items_by_status_[i].load()) s.items_by_status[i] = v;
+    if (uint64_t v = bulk_by_status_[i].load()) s.bulk_by_status[i] = v;
+  }
+  return s;
+}
+
+std::string SinkCore::stats_json() const {
+  SinkStats s = stats();
+  std::string out = fmt::format(
+      R"({{"docs":{},"requests":{},"bulk_requests":{},"bytes_compressed":{},"bytes_uncompressed":{},"items_by_status":{{)",
+      s.docs, s.requests, s.bulk_requests, s.bytes_compressed, s.bytes_uncompressed);
+  bool first = true;
+  for (auto& [k, v] : s.items_by_status) out += fmt::format(R"({}"{}":{})", std::exchange(first, false) ? "" : ",", k, v);
+  out += R"(},"bulk_by_status":{)";
+  first = true;
+  for (auto& [k, v] : s.bulk_by_status) out += fmt::format(R"({}"{}":{})", std::exchange(first, false) ? "" : ",", k, v);
+  out += R"(},"indices":{)";
+  {
+    std::lock_guard lk(state_->mu);
+    first = true;
+    for (auto& [name, idx] : state_->indices) {
+      if (!std::exchange(first, false)) out += ',';
+      append_json_string(out, name);
+      out += fmt::format(":{}", idx.count);
+    }
+  }
+  out += "}}";
+  return out;
+}
+
+Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::string_view filter_path) {
+  auto t0 = std::chrono::steady_clock::now();
+  const size_t n = body.size();
+  if (body.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return es_error(400, "action_request_validation_exception", "Validation Failed: 1: no requests added;");
+  }
+  if (body.back() != '\n') {
+    return es_error(400, "illegal_argument_exception", "The bulk request must be terminated by a newline [\\n]");
+  }
+  // simdjson reads up to SIMDJSON_PADDING bytes past each line: make them exist.
+  body.append(simdjson::SIMDJSON_PADDING, ' ');
+  const std::string_view all(body.data(), n);
+  auto& parser = t_parser;
+
+  std::vector<Item> items;
+  size_t pos = 0, line_no = 0;
+  auto next_line = [&](std::string_view& line) {
+    if (pos >= n) return false;
+    size_t e = all.find('\n', pos);
+    line = trim_cr(all.substr(pos, e - pos));
+    pos = e + 1;
+    ++line_no;
+    return true;
+  };
+  std::string_view line;
+  while (next_line(line)) {
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    size_t action_line = line_no;
+    auto malformed = [&](std::string_view why) {
+      return es_error(400, "illegal_argument_exception", fmt::format("Malformed action/metadata line [{}], {}", action_line, why));
+    };
+    simdjson::dom::element el;
+    if (parser.parse(line.data(), line.size(), false).get(el) != simdjson::SUCCESS) {
+      return malformed("expected a JSON object");
+    }
+    simdjson::dom::object obj;
+    if (el.get_object().get(obj) != simdjson::SUCCESS) return malformed("expected START_OBJECT");
+    if (obj.size() != 1) return malformed("expected a single action object");
+    auto field = *obj.begin();
+    Item it;
+    std::string_view key = field.key;
+    if (key == "create") {
+      it.op = Op::kCreate;
+    } else if (key == "index") {
+      it.op = Op::kIndex;
+    } else if (key == "delete") {
+      it.op = Op::kDelete;
+    } else if (key == "update") {
+      it.op = Op::kUpdate;
+    } else {
+      return malformed(fmt::format("expected field [create], [delete], [index] or [update] but found [{}]", key));
+    }
+    simdjson::dom::object meta;
+    if (field.value.get_object().get(meta) != simdjson::SUCCESS) return malformed("expected START_OBJECT after the action name");
+    std::string_view sv;
+    // Views into `body` stay valid: the parser's string buffer is reused per line, so copy.
+    std::string index_copy, id_copy;
+    simdjson::dom::element v;
+    if (meta["_index"].get(v) == simdjson::SUCCESS) {
+      if (v.get_string().get(sv) != simdjson::SUCCESS) return malformed("[_index] must be a string");
+      index_copy = sv;
+    }
+    if (meta["_id"].get(v) == simdjson::SUCCESS) {
+      if (v.get_string().get(sv) != simdjson::SUCCESS) return malformed("[_id] must be a string");
+      id_copy = sv;
+      it.id_given = true;
+    }
+    if (it.op != Op::kDelete) {
+      std::string_view doc;
+      if (!next_line(doc)) {
+        return es_error(400, "illegal_argument_exception",
+                        fmt::format("Malformed action/metadata line [{}], missing the document source line", action_line));
+      }
+      it.doc = doc;
+    }
+    if (index_copy.empty() && default_index.empty()) {
+      return es_error(400, "action_request_validation_exception", "Validation Failed: 1: index is missing;");
+    }
+    // Keep index names alive in the item storage below (strings owned per item).
+    it.id = std::move(id_copy);
+    it.error_reason = std::move(index_copy);  // temporarily holds the explicit index
+    items.push_back(std::move(it));
+  }
+  if (items.empty()) {
+    return es_error(400, "action_request_validation_exception", "Validation Failed: 1: no requests added;");
+  }
+  std::vector<std::string> index_names;
+  index_names.reserve(items.size());
+  for (auto& it : items) {
+    index_names.push_back(it.error_reason.empty() ? std::string(default_index) : std::move(it.error_reason));
+    it.error_reason.clear();
+    it.index = index_names.back();
+  }
+
+  // Per-item decisions that need no shared state: rejections and document validation.
+  for (auto& it : items) {
+    if (roll(item_rolls_, 1, opt_.item_429_rate)) {
+      it.status = 429;
+      it.error_type = "es_rejected_execution_exception";
+      it.error_reason = "rejected execution of coordinating operation [tern sink fault injection]";
+      continue;
+    }
+    if (it.op == Op::kUpdate) {
+      it.status = 400;
+      it.error_type = "illegal_argument_exception";
+      it.error_reason = "tern sink does not support the update action";
+      continue;
+    }
+    if (it.op == Op::kDelete) continue;
+    simdjson::dom::element doc;
+    simdjson::dom::object obj;
+    if (parser.parse(it.doc.data(), it.doc.size(), false).get(doc) != simdjson::SUCCESS ||
+        doc.get_object().get(obj) != simdjson::SUCCESS) {
+      it.status = 400;
+      it.error_type = "mapper_parsing_exception";
+      it.error_reason = "failed to parse";
+      continue;
+    }
+    if (!opt_.mapping_error_field.empty() && obj[opt_.mapping_error_field].error() == simdjson::SUCCESS) {
+      it.status = 400;
+      it.error_type = "mapper_parsing_exception";
+      it.error_reason = fmt::format("failed to parse field [{}] of type [long] in document", opt_.mapping_error_field);
+    }
+  }
+
+  // Shared state: ids and counts, one lock per request.
+  uint64_t accepted = 0;
+  {
+    std::lock_guard lk(state_->mu);
+    for (auto& it : items) {
+      if (it.status) continue;
+      auto found = state_->indices.find(it.index);
+      if (found == state_->indices.end()) found = state_->indices.emplace(std::string(it.index), State::Index{}).first;
+      auto& idx = found->second;
+      if (it.op == Op::kDelete) {
+        if (it.id_given && idx.ids.erase(it.id)) {
+          if (idx.count) --idx.count;
+          it.status = 200;
+          it.result = "deleted";
+          it.version = 2;
+        } else {
+          it.status = 404;
+          it.result = "not_found";
+        }
+        continue;
+      }
+      if (!it.id_given) {
+        // Generated ids are unique by construction: not stored.
+        uint64_t k = splitmix(opt_.seed) ^ id_counter_.fetch_add(1, std::memory_order_relaxed);
+        static constexpr char kAlpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        it.id.assign(20, 'A');
+        uint64_t hi = splitmix(opt_.seed + 7);
+        for (int i = 0; i < 9; ++i) it.id[i] = kAlpha[(hi >> (6 * i)) & 63];
+        for (int i = 0; i < 11; ++i) it.id[19 - i] = kAlpha[(k >> (6 * i)) & 63];
+        ++idx.count;
+        it.status = 201;
+        it.result = "created";
+      } else if (idx.ids.insert(it.id).second) {
+        ++idx.count;
+        it.status = 201;
+        it.result = "created";
+      } else if (it.op == Op::kCreate) {
+        it.status = 409;
+        it.error_type = "version_conflict_engine_exception";
+        it.error_reason = fmt::format("[{}]: version conflict, document already exists (current version [1])", it.id);
+      } else {
+        it.status = 200;
+        it.result = "updated";
+        it.version = 2;
+      }
+      if (it.status < 300) ++accepted;
+    }
+  }
+
+  std::string dump;
+  bool errors = false;
+  for (auto& it : items) {
+    items_by_status_[it.status].fetch_add(1, std::memory_order_relaxed);
+    if (it.status >= 300 && it.status != 404) errors = true;
+    if (dump_ && (it.status == 200 || it.status == 201) && it.op != Op::kDelete) {
+      dump += R"({"_index":)";
+      append_json_string(dump, it.index);
+      dump += R"(,"_id":)";
+      append_json_string(dump, it.id);
+      dump += R"(,"_source":)";
+      dump += it.doc;
+      dump += "}\n";
+    }
+  }
+  if (dump_ && !dump.empty()) dump_->write(dump);
+  docs_.fetch_add(accepted, std::memory_order_relaxed);
+
+  PathFilter filter(filter_path);
+  Reply reply;
+  reply.body.reserve(items.size() * (filter.active() ? 60 : 200) + 64);
+  FilteredWriter w(reply.body, filter);
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  w.num("took", took);
+  w.raw("errors", errors ? "true" : "false");
+  w.begin("items", true);
+  for (auto& it : items) {
+    w.begin({}, false);
+    w.begin(op_name(it.op), false);
+    w.str("_index", it.index);
+    w.str("_id", it.id);
+    if (it.result) {
+      w.num("_version", it.version);
+      w.str("result", it.result);
+      w.raw("_shards", R"({"total":1,"successful":1,"failed":0})");
+      w.num("_seq_no", 0);
+      w.num("_primary_term", 1);
+    }
+    w.num("status", it.status);
+    if (!it.error_type.empty()) {
+      w.begin("error", false);
+      w.str("type", it.error_type);
+      w.str("reason", it.error_reason);
+      w.str("index", it.index);
+      w.end();
+    }
+    w.end();
+    w.end();
+  }
+  w.end();
+  w.finish();
+  return reply;
+}
+
+Reply SinkCore::handle(Request& req) {
+  requests_.fetch_add(1, std::memory_order_relaxed);
+  std::string_view target = req.target;
+  size_t q = target.find('?');
+  std::string_view query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
+  std::string path = percent_decode(target.substr(0, q));
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  std::vector<std::string_view> parts;
+  for (auto p : split(path, '/')) {
+    if (!p.empty()) parts.push_back(p);
+  }
+  const std::string_view m = req.method;
+  const bool head = m == "HEAD";
+  auto finish = [&](Reply r) {
+    if (head) r.body.clear();
+    return r;
+  };
+
+  if (parts.empty()) {
+    if (m != "GET" && !head) return es_error(405, "illegal_argument_exception", "method not allowed on /");
+    return finish(Reply{200, R"({"name":"tern-sink","cluster_name":"tern","cluster_uuid":"tern-sink-0000000000",)"
+                             R"("version":{"number":"8.15.0","build_flavor":"default","build_type":"tar",)"
+                             R"("build_hash":"tern","build_date":"2024-08-05T10:05:34.233336849Z","build_snapshot":false,)"
+                             R"("lucene_version":"9.11.1","minimum_wire_compatibility_version":"7.17.0",)"
+                             R"("minimum_index_compatibility_version":"7.0.0"},"tagline":"You Know, for Search"})"});
+  }
+  const std::string_view p0 = parts[0];
+  if (p0 == "_index_template" || p0 == "_component_template" || p0 == "_data_stream" ||
+      (p0 == "_ilm" && parts.size() >= 2 && parts[1] == "policy")) {
+    return finish(Reply{200, R"({"acknowledged":true})"});
+  }
+  if (p0 == "_sink" && parts.size() == 2 && parts[1] == "stats") return finish(Reply{200, stats_json()});
+  if (p0 == "_cluster" && parts.size() == 2 && parts[1] == "health") {
+    return finish(Reply{200, R"({"cluster_name":"tern","status":"green","timed_out":false,"number_of_nodes":1})"});
+  }
+  if (p0 == "_cat" && parts.size() >= 2 && parts[1] == "indices") {
+    std::string pattern = parts.size() >= 3 ? std::string(parts[2]) : "*";
+    bool json = query_param(query, "format") == "json";
+    std::string out = json ? "[" : "";
+    std::lock_guard lk(state_->mu);
+    bool first = true;
+    for (auto& [name, idx] : state_->indices) {
+      bool match = false;
+      for (auto p : split(pattern, ',')) match = match || glob_match(p, name);
+      if (!match) continue;
+      if (json) {
+        if (!std::exchange(first, false)) out += ',';
+        out += R"({"health":"green","status":"open","index":)" + json_string(name) +
+               fmt::format(R"(,"docs.count":"{}"}})", idx.count);
+      } else {
+        out += fmt::format("green open {} 1 0 {} 0\n", name, idx.count);
+      }
+    }
+    if (json) out += "]";
+    Reply r{200, std::move(out)};
+    if (!json) r.content_type = "text/plain; charset=UTF-8";
+    return finish(std::move(r));
+  }
+  const bool bulk_path = (parts.size() == 1 && p0 == "_bulk") || (parts.size() == 2 && parts[1] == "_bulk");
+  if (bulk_path) {
+    if (m != "POST" && m != "PUT") return es_error(405, "illegal_argument_exception", "_bulk needs POST or PUT");
+    bulk_requests_.fetch_add(1, std::memory_order_relaxed);
+    Reply r;
+    if (roll(request_rolls_, 2, opt_.drop_connection_rate)) {
+      r.drop_connection = true;
+      note_bulk_status(0);
+      return r;
+    }
+    if (roll(request_rolls_, 3, opt_.request_429_rate)) {
+      r = es_error(429, "es_rejected_execution_exception", "rejected execution of bulk request [tern sink fault injection]");
+    } else if (roll(request_rolls_, 4, opt_.request_503_rate)) {
+      r = es_error(503, "unavailable_shards_exception", "primary shard is not active [tern sink fault injection]");
+    } else {
+      bytes_c_.fetch_add(req.body.size(), std::memory_order_relaxed);
+      std::string* body = &req.body;
+      std::string plain;
+      bool gz = req.content_encoding == "gzip";
+      if (gz) {
+        // The gzip trailer's ISIZE (size mod 2^32) tells oversize bodies apart from corrupt ones.
+        const auto& b = req.body;
+        uint64_t isize = 0;
+        if (b.size() >= 18) {
+          for (int i = 0; i < 4; ++i) isize |= uint64_t(static_cast<unsigned char>(b[b.size() - 4 + i])) << (8 * i);
+        }
+        std::string err;
+        if (isize > opt_.max_content_length) {
+          r = es_error(413, "content_too_long_exception", "request body is too large");
+        } else if (!gunzip().decompress(b, plain, opt_.max_content_length, &err)) {
+          r = es_error(400, "illegal_argument_exception", "invalid gzip body: " + err);
+        }
+        body = &plain;
+      } else if (!req.content_encoding.empty() && req.content_encoding != "identity") {
+        r = es_error(400, "illegal_argument_exception", fmt::format("unsupported Content-Encoding [{}]", req.content_encoding));
+      }
+      if (r.status == 200 && body->size() > opt_.max_content_length) {
+        r = es_error(413, "content_too_long_exception", "request body is too large");
+      }
+      if (r.status == 200) {
+        bytes_u_.fetch_add(body->size(), std::memory_order_relaxed);
+        std::string filter = query_param(query, "filter_path");
+        r = bulk(*body, parts.size() == 2 ? p0 : std::string_view(), filter);
+      }
+    }
+    note_bulk_status(r.status);
+    r.delay_ms = opt_.latency_ms;
+    return r;
+  }
+  if ((parts.size() == 1 && p0 == "_count") || (parts.size() == 2 && parts[1] == "_count")) {
+    std::string_view pattern = parts.size() == 2 ? p0 : std::string_view("*");
+    int64_t c = count(pattern);
+    if (c < 0) {
+      return finish(es_error(404, "index_not_found_exception", fmt::format("no such index [{}]", pattern)));
+    }
+    return finish(Reply{200, fmt::format(R"({{"count":{},"_shards":{{"total":1,"successful":1,"skipped":0,"failed":0}}}})", c)});
+  }
+  if ((parts.size() == 1 && p0 == "_refresh") || (parts.size() == 2 && parts[1] == "_refresh")) {
+    return finish(Reply{200, R"({"_shards":{"total":1,"successful":1,"failed":0}})"});
+  }
+  return finish(es_error(404, "illegal_argument_exception",
+                         fmt::format("no handler found for uri [{}] and method [{}]", path, m)));
+}
+
+}  // namespace tern::sink

@@ -1,0 +1,187 @@
+// The only Beast translation unit of the sink (Beast is heavy to compile).
+#include "sink/sink_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace tern::sink {
+namespace {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+class Session : public std::enable_shared_from_this<Session> {
+public:
+  Session(tcp::socket socket, SinkCore& core, std::size_t body_limit)
+      : stream_(std::move(socket)), timer_(stream_.get_executor()), core_(core), body_limit_(body_limit) {}
+  void start() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+  }
+
+private:
+  void read_header() {
+    parser_.emplace();
+    // Bodies are capped at the wire; max_content_length (uncompressed) is checked by SinkCore.
+    parser_->body_limit(body_limit_);
+    parser_->header_limit(64 * 1024);
+    http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->on_header(ec);
+    });
+  }
+  void on_header(beast::error_code ec) {
+    if (ec) return close();
+    auto& req = parser_->get();
+    if (beast::iequals(req[http::field::expect], "100-continue")) {
+      cont_.emplace(http::status::continue_, req.version());
+      http::async_write(stream_, *cont_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+        if (ec) return self->close();
+        self->read_body();
+      });
+      return;
+    }
+    read_body();
+  }
+  void read_body() {
+    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->on_read(ec);
+    });
+  }
+  void on_read(beast::error_code ec) {
+    if (ec == http::error::body_limit) {
+      Reply r{413, R"({"error":{"type":"content_too_long_exception","reason":"request body is too large"},"status":413})"};
+      keep_alive_ = false;
+      return respond(std::move(r), 11);
+    }
+    if (ec) return close();
+    auto& req = parser_->get();
+    Request r{req.method_string(), req.target(), req[http::field::content_encoding], std::move(req.body())};
+    Reply reply = core_.handle(r);
+    keep_alive_ = req.keep_alive();
+    int version = req.version();
+    if (reply.drop_connection) return close();
+    if (reply.delay_ms > 0) {
+      pending_.emplace(std::move(reply));
+      timer_.expires_after(std::chrono::milliseconds(pending_->delay_ms));
+      timer_.async_wait([self = shared_from_this(), version](beast::error_code ec) {
+        if (ec) return self->close();
+        Reply rep = std::move(*self->pending_);
+        self->pending_.reset();
+        self->respond(std::move(rep), version);
+      });
+      return;
+    }
+    respond(std::move(reply), version);
+  }
+  void respond(Reply reply, int version) {
+    res_.emplace(static_cast<http::status>(reply.status), version);
+    res_->set(http::field::server, "tern-sink");
+    res_->set("X-Elastic-Product", "Elasticsearch");
+    res_->set(http::field::content_type, reply.content_type);
+    res_->body() = std::move(reply.body);
+    res_->keep_alive(keep_alive_);
+    res_->prepare_payload();
+    http::async_write(stream_, *res_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec || !self->keep_alive_) return self->close();
+      self->res_.reset();
+      self->read_header();
+    });
+  }
+  void close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
+  }
+
+  beast::tcp_stream stream_;
+  asio::steady_timer timer_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::empty_body>> cont_;
+  std::optional<http::response<http::string_body>> res_;
+  std::optional<Reply> pending_;
+  SinkCore& core_;
+  std::size_t body_limit_;
+  bool keep_alive_ = true;
+};
+
+}  // namespace
+
+struct SinkServer::Impl {
+  asio::io_context ioc;
+  tcp::acceptor acceptor{asio::make_strand(ioc)};
+  asio::steady_timer flush_timer{ioc};
+  std::vector<std::thread> threads;
+  bool running = false;
+};
+
+SinkServer::SinkServer(SinkOptions options) : core_(options), impl_(std::make_unique<Impl>()) {
+  impl_->running = false;
+  options_threads_ = std::max(1, options.threads);
+  options_host_ = options.host;
+  options_port_ = options.port;
+  // Wire cap: generous over the uncompressed limit so oversize plain bodies are still read
+  // and answered 413 on a kept-alive connection, but bounded against abuse.
+  body_limit_ = std::min<std::size_t>(std::max<std::size_t>(options.max_content_length, 1) * 2 + (1u << 20), 2ull << 30);
+}
+
+SinkServer::~SinkServer() { stop(); }
+
+uint16_t SinkServer::start() {
+  auto& im = *impl_;
+  tcp::endpoint ep(asio::ip::make_address(options_host_), options_port_);
+  im.acceptor.open(ep.protocol());
+  im.acceptor.set_option(asio::socket_base::reuse_address(true));
+  im.acceptor.bind(ep);
+  im.acceptor.listen(asio::socket_base::max_listen_connections);
+  uint16_t port = im.acceptor.local_endpoint().port();
+  do_accept();
+  schedule_flush();
+  im.running = true;
+  for (int i = 0; i < options_threads_; ++i) im.threads.emplace_back([&im] { im.ioc.run(); });
+  return port;
+}
+
+void SinkServer::do_accept() {
+  impl_->acceptor.async_accept(asio::make_strand(impl_->ioc), [this](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !impl_->acceptor.is_open()) return;
+    if (!ec) {
+      socket.set_option(tcp::no_delay(true), ec);
+      std::make_shared<Session>(std::move(socket), core_, body_limit_)->start();
+    }
+    do_accept();
+  });
+}
+
+void SinkServer::schedule_flush() {
+  impl_->flush_timer.expires_after(std::chrono::seconds(1));
+  impl_->flush_timer.async_wait([this](beast::error_code ec) {
+    if (ec) return;
+    core_.flush_dump();
+    schedule_flush();
+  });
+}
+
+void SinkServer::stop() {
+  auto& im = *impl_;
+  if (im.running) {
+    asio::post(im.acceptor.get_executor(), [&im] {
+      beast::error_code ec;
+      im.acceptor.close(ec);
+    });
+    im.ioc.stop();
+    for (auto& t : im.threads) t.join();
+    im.threads.clear();
+    im.running = false;
+  }
+  // Pending sessions die with the io_context (impl_ is reset in the destructor order below).
+  core_.flush_dump();
+}
+
+}  // namespace tern::sink
