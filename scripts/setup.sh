@@ -11,8 +11,11 @@ PACKAGES=(
   libdeflate-dev zlib1g-dev libzstd-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
-  nodejs npm
 )
+# Node.js (for the interop tests with the OpenTelemetry JS SDK) may come from elsewhere than
+# Debian (e.g. a newer build with its own npm); only ask Debian for it when it is absent.
+command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
+command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
