@@ -1,16 +1,20 @@
 #pragma once
-// Encoding benchmark workloads, exactly as shared/spec/benchmarks.md
-// "Encoding workload" describes them (same shape as the Collector's benchmark).
+// The benchmark workloads of ../shared/spec/benchmarks.md, stamped with the current time.
+// The builders themselves live in src/gen (one definition for demo, bench and tests).
 #include <cstddef>
 
-#include "pdata/logs.h"
-#include "pdata/metrics.h"
-#include "pdata/trace.h"
+#include "gen/workload.h"
 
 namespace tern::bench {
 
-void build_logs_workload(std::size_t n, pdata::LogsData& out);
-void build_traces_workload(std::size_t n, pdata::TracesData& out);
-void build_metrics_workload(std::size_t n, pdata::MetricsData& out);
+inline void build_logs_workload(std::size_t n, pdata::LogsData& out) {
+  gen::build_logs_workload(n, out, gen::now_unix_nano());
+}
+inline void build_traces_workload(std::size_t n, pdata::TracesData& out) {
+  gen::build_traces_workload(n, out, gen::now_unix_nano());
+}
+inline void build_metrics_workload(std::size_t n, pdata::MetricsData& out) {
+  gen::build_metrics_workload(n, out, gen::now_unix_nano());
+}
 
 }  // namespace tern::bench
