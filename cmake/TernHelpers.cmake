@@ -31,6 +31,18 @@ endfunction()
 # tern_add_test(name SOURCES... [LIBS ...]): a GoogleTest binary in build/bin, registered with ctest.
 function(tern_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  # Sources may also be given before SOURCES (`tern_add_test(name a.cpp b.cpp LIBS ...)`).
+  list(APPEND ARG_SOURCES ${ARG_UNPARSED_ARGUMENTS})
+  # As for libraries: a test whose sources are not written yet is left out, not fatal.
+  foreach(_src IN LISTS ARG_SOURCES)
+    if(NOT IS_ABSOLUTE "${_src}")
+      set(_src "${CMAKE_CURRENT_SOURCE_DIR}/${_src}")
+    endif()
+    if(NOT EXISTS "${_src}")
+      message(WARNING "${name}: source ${_src} does not exist; test left out")
+      return()
+    endif()
+  endforeach()
   add_executable(${name} ${ARG_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
   target_link_libraries(${name} PRIVATE tern_pdata ${ARG_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
