@@ -221,13 +221,13 @@ TEST(OtlpProto, Errors) {
   EXPECT_EQ(logs_error("\x80"), ": truncated varint @0");
   // Length past the end, inside a record.
   const std::string past = logs_with_record(tag(3, 2) + varint(50) + "ab");
-  EXPECT_EQ(logs_error(past), "resource_logs.scope_logs.log_records: length 50 past end of message (2 bytes left) @7");
+  EXPECT_EQ(logs_error(past), "resource_logs.scope_logs.log_records.severity_text: length 50 past end of message (2 bytes left) @7");
   // A known field with the wrong wire type.
   EXPECT_EQ(logs_error(logs_with_record(vint(1, 5))),
             "resource_logs.scope_logs.log_records.time_unix_nano: wrong wire type: expected fixed64, got varint @6");
   // Truncated fixed64.
   EXPECT_EQ(logs_error(logs_with_record(tag(1, 1) + "abc")),
-            "resource_logs.scope_logs.log_records: truncated fixed64 (3 bytes left) @7");
+            "resource_logs.scope_logs.log_records.time_unix_nano: truncated fixed64 (3 bytes left) @7");
   // A trace id that is neither 16 bytes nor empty.
   EXPECT_EQ(logs_error(logs_with_record(len(9, "12345"))),
             "resource_logs.scope_logs.log_records.trace_id: trace_id must be 16 bytes or empty, got 5 @7");

@@ -1,0 +1,35 @@
+// libFuzzer target: every OTLP/protobuf decoder on arbitrary bytes, then re-encode and
+// decode again; what the encoder writes must always decode, to the same bytes again.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "otlp/proto_codec.h"
+
+namespace {
+template <class Data, class Dec, class Enc>
+void check(std::string_view in, Dec dec, Enc enc) {
+  tern::otlp::DecodeOptions opt;
+  opt.max_depth = 16;
+  Data data;
+  if (dec(in, data, opt)) return;
+  std::string out;
+  enc(data, out);
+  Data again;
+  if (dec(out, again, tern::otlp::DecodeOptions{})) std::abort();
+  std::string twice;
+  enc(again, twice);
+  if (twice != out) std::abort();
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  using namespace tern::otlp;
+  using namespace tern::pdata;
+  check<LogsData>(in, decode_logs_proto, encode_logs_proto);
+  check<TracesData>(in, decode_traces_proto, encode_traces_proto);
+  check<MetricsData>(in, decode_metrics_proto, encode_metrics_proto);
+  return 0;
+}
