@@ -47,7 +47,11 @@ struct FilelogReceiverConfig {
   std::string encoding = "utf-8";
   Parse parse = Parse::kNone;
   std::map<std::string, std::string> attributes;
-  std::string storage;  // checkpoint directory; empty = offsets not persisted
+  std::string storage;                    // checkpoint directory; empty = offsets not persisted
+  Duration poll_interval = 200ms;         // how often the include globs are re-scanned
+  std::uint64_t fingerprint_size = 1000;  // leading bytes hashed to recognise a file
+  bool include_file_name = true;          // adds the log.file.name attribute
+  bool include_file_path = false;         // adds the log.file.path attribute
 };
 
 struct BatchProcessorConfig {
@@ -126,6 +130,7 @@ struct ElasticsearchExporterConfig {
     std::uint64_t max_size = 1024ull * 1024 * 1024;
     std::uint64_t segment_size = 64ull * 1024 * 1024;
     Sync sync = Sync::kBatch;
+    Duration sync_interval = 1s;  // fsync period when sync is kInterval
   } sending_queue;
 };
 
@@ -134,6 +139,7 @@ struct OtlpExporterConfig {
   bool tls_insecure = false;
   Compression compression = Compression::kGzip;
   std::map<std::string, std::string> headers;
+  Duration timeout = 5s;
 };
 
 struct DebugExporterConfig {
@@ -142,6 +148,7 @@ struct DebugExporterConfig {
 
 struct HealthCheckExtensionConfig {
   std::string endpoint = "127.0.0.1:13133";
+  std::string path = "/";
 };
 
 template <class... Ts>
@@ -156,7 +163,7 @@ using Extension = Component<HealthCheckExtensionConfig>;
 
 struct Pipeline {
   Signal signal = Signal::kLogs;
-  std::string name;  // "logs/foo" -> "foo"
+  std::string name;                    // "logs/foo" -> "foo"
   std::vector<std::string> receivers;  // component ids as written, e.g. "otlp/2"
   std::vector<std::string> processors;
   std::vector<std::string> exporters;
@@ -176,6 +183,7 @@ struct Config {
   std::vector<std::string> service_extensions;
   std::vector<Pipeline> pipelines;
   Telemetry telemetry;
+  Duration shutdown_timeout = 10s;  // service.shutdown_timeout: how long a shutdown may drain
 };
 
 }  // namespace tern::config

@@ -4,10 +4,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace tern::config {
 namespace {
@@ -46,7 +49,8 @@ std::string join(const std::vector<std::string>& v) {
 
 class Ctx {
  public:
-  Ctx(std::string file, const EnvLookup& env, Diagnostics& d) : file_(std::move(file)), env_(env), diags_(d) {}
+  Ctx(std::string file, const EnvLookup& env, Diagnostics& d)
+      : file_(std::move(file)), env_(env), diags_(d) {}
 
   void error(const YAML::Mark& m, std::string msg) { report(Severity::kError, m, std::move(msg)); }
   void warning(const YAML::Mark& m, std::string msg) { report(Severity::kWarning, m, std::move(msg)); }
@@ -79,14 +83,16 @@ class Ctx {
 class MapReader {
  public:
   MapReader(Ctx& ctx, const YAML::Node& node, std::string path) : ctx_(ctx), path_(std::move(path)) {
-    if (!node.IsDefined() || node.IsNull()) return;  // absent or `key:` means all defaults
+    if (!node.IsDefined()) return;  // absent means all defaults
+    mark_ = node.Mark();
+    if (node.IsNull()) return;  // `key:` means all defaults too
     if (!node.IsMap()) {
-      ctx_.error(node.Mark(), fmt::format("{}: expected a mapping", path_));
+      ctx_.error(node.Mark(), fmt::format("{}: expected a mapping", where()));
       return;
     }
     for (auto it = node.begin(); it != node.end(); ++it) {
       if (!it->first.IsScalar()) {
-        ctx_.error(it->first.Mark(), fmt::format("{}: keys must be scalars", path_));
+        ctx_.error(it->first.Mark(), fmt::format("{}: keys must be scalars", where()));
         continue;
       }
       std::string key = it->first.Scalar();
@@ -101,7 +107,19 @@ class MapReader {
   ~MapReader() { finish(); }
 
   const std::string& path() const { return path_; }
-  std::string sub_path(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+  // The path for messages: the top level has an empty path.
+  std::string where() const { return path_.empty() ? "the config" : path_; }
+  // Where to point at a problem with `key`: its value when present, else this mapping.
+  YAML::Mark mark(std::string_view key) const {
+    for (const auto& e : entries_) {
+      // A null value (`key:`) has the position of whatever follows it; the key is clearer.
+      if (e.key == key) return e.value.IsNull() ? e.key_node.Mark() : e.value.Mark();
+    }
+    return mark_;
+  }
+  std::string sub_path(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
 
   // The value node for `key` (invalid if absent); records it as a known key.
   YAML::Node get(std::string_view key) {
@@ -197,7 +215,8 @@ class MapReader {
         ctx_.error(it->first.Mark(), fmt::format("{}: keys must be scalars", sub_path(key)));
         continue;
       }
-      if (auto v = ctx_.scalar(it->second, sub_path(key) + "." + it->first.Scalar())) out[it->first.Scalar()] = *v;
+      if (auto v = ctx_.scalar(it->second, sub_path(key) + "." + it->first.Scalar()))
+        out[it->first.Scalar()] = *v;
     }
   }
   template <class E>
@@ -224,8 +243,7 @@ class MapReader {
     for (const auto& e : entries_) {
       if (e.used) continue;
       ctx_.error(e.key_node.Mark(),
-                 fmt::format("unknown key \"{}\" in {}{}", e.key, path_.empty() ? "the config" : path_,
-                             suggest(e.key, known_)));
+                 fmt::format("unknown key \"{}\" in {}{}", e.key, where(), suggest(e.key, known_)));
     }
   }
 
@@ -242,9 +260,10 @@ class MapReader {
     std::uint64_t out = 0;
     auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
     if (v->empty() || ec != std::errc() || end != v->data() + v->size() || out > max) {
-      ctx_.error(n.Mark(), max == UINT64_MAX
-                               ? fmt::format("{}: expected a non-negative integer, got \"{}\"", path, *v)
-                               : fmt::format("{}: expected an integer from 0 to {}, got \"{}\"", path, max, *v));
+      ctx_.error(n.Mark(),
+                 max == UINT64_MAX
+                     ? fmt::format("{}: expected a non-negative integer, got \"{}\"", path, *v)
+                     : fmt::format("{}: expected an integer from 0 to {}, got \"{}\"", path, max, *v));
       return std::nullopt;
     }
     return out;
@@ -252,6 +271,7 @@ class MapReader {
 
   Ctx& ctx_;
   std::string path_;
+  YAML::Mark mark_ = YAML::Mark::null_mark();
   std::vector<Entry> entries_;
   std::vector<std::string> known_;
   bool finished_ = false;
@@ -259,20 +279,44 @@ class MapReader {
 
 // ---- component decoders; each reads a mapping at `r` and validates it ----
 
+// Listening addresses are "host:port" (host may be empty, a name, an IPv4 address or a
+// bracketed IPv6 address); catching a missing port here beats a bind error at startup.
+void check_host_port(Ctx& ctx, const MapReader& r, std::string_view key, const std::string& value) {
+  auto colon = value.rfind(':');
+  std::string_view host =
+      colon == std::string::npos ? std::string_view() : std::string_view(value).substr(0, colon);
+  std::string_view port =
+      colon == std::string::npos ? std::string_view() : std::string_view(value).substr(colon + 1);
+  unsigned p = 0;
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
+  bool ok = colon != std::string::npos && !port.empty() && ec == std::errc() &&
+            end == port.data() + port.size() && p <= 65535 && value.find("://") == std::string::npos;
+  if (ok && host.find(':') != std::string_view::npos) ok = host.starts_with('[') && host.ends_with(']');
+  if (!ok) {
+    ctx.error(r.mark(key), fmt::format("{}: expected host:port (e.g. \"127.0.0.1:4318\"), got \"{}\"",
+                                       r.sub_path(key), value));
+  }
+}
+
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c) {
   MapReader protocols(ctx, r.get("protocols"), r.sub_path("protocols"));
   r.get("include_metadata");  // accepted for compatibility, ignored
+  // Read both up front so that a misspelt protocol gets a "did you mean" suggestion.
+  YAML::Node grpc = protocols.get("grpc");
+  YAML::Node http = protocols.get("http");
   if (protocols.has("grpc")) {
     c.grpc.enabled = true;
-    MapReader g(ctx, protocols.get("grpc"), protocols.sub_path("grpc"));
+    MapReader g(ctx, grpc, protocols.sub_path("grpc"));
     g.str("endpoint", c.grpc.endpoint);
+    check_host_port(ctx, g, "endpoint", c.grpc.endpoint);
     g.uint("max_recv_msg_size_mib", c.grpc.max_recv_msg_size_mib);
     g.get("include_metadata");
   }
   if (protocols.has("http")) {
     c.http.enabled = true;
-    MapReader h(ctx, protocols.get("http"), protocols.sub_path("http"));
+    MapReader h(ctx, http, protocols.sub_path("http"));
     h.str("endpoint", c.http.endpoint);
+    check_host_port(ctx, h, "endpoint", c.http.endpoint);
     h.size("max_request_body_size", c.http.max_request_body_size);
     h.get("include_metadata");
     MapReader cors(ctx, h.get("cors"), h.sub_path("cors"));
@@ -280,7 +324,8 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c)
     cors.strings("allowed_headers", c.http.cors_allowed_headers);
   }
   if (!c.grpc.enabled && !c.http.enabled) {
-    ctx.error(at, fmt::format("{}: at least one protocol (grpc or http) must be configured under protocols", r.path()));
+    ctx.error(at, fmt::format("{}: at least one protocol (grpc or http) must be configured under protocols",
+                              r.path()));
   }
 }
 
@@ -290,11 +335,29 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, FilelogReceiverConfig&
   r.strings("exclude", c.exclude);
   r.choice("start_at", c.start_at, {{"beginning", C::StartAt::kBeginning}, {"end", C::StartAt::kEnd}});
   r.size("max_log_size", c.max_log_size);
-  r.str("encoding", c.encoding);
+  // Only encodings the line splitter handles: UTF-8 (and its ASCII subset) or raw bytes.
+  r.choice("encoding", c.encoding,
+           {{"utf-8", std::string("utf-8")}, {"ascii", std::string("ascii")}, {"nop", std::string("nop")}});
   r.choice("parse", c.parse, {{"json", C::Parse::kJson}, {"none", C::Parse::kNone}});
   r.string_map("attributes", c.attributes);
   r.str("storage", c.storage);
-  if (c.include.empty()) ctx.error(at, fmt::format("{}: include must list at least one file pattern", r.path()));
+  r.duration("poll_interval", c.poll_interval);
+  r.size("fingerprint_size", c.fingerprint_size);
+  r.boolean("include_file_name", c.include_file_name);
+  r.boolean("include_file_path", c.include_file_path);
+  if (c.include.empty()) {
+    ctx.error(r.has("include") ? r.mark("include") : at,
+              fmt::format("{}: include must list at least one file pattern", r.path()));
+  }
+  if (c.max_log_size == 0)
+    ctx.error(r.mark("max_log_size"), fmt::format("{}: max_log_size must be greater than 0", r.path()));
+  if (c.poll_interval <= Duration{0}) {
+    ctx.error(r.mark("poll_interval"), fmt::format("{}: poll_interval must be greater than 0", r.path()));
+  }
+  if (c.fingerprint_size == 0) {
+    ctx.error(r.mark("fingerprint_size"),
+              fmt::format("{}: fingerprint_size must be greater than 0", r.path()));
+  }
 }
 
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, BatchProcessorConfig& c) {
@@ -303,7 +366,8 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, BatchProcessorConfig& 
   r.duration("timeout", c.timeout);
   r.size("send_batch_max_bytes", c.send_batch_max_bytes);
   if (c.send_batch_max_size != 0 && c.send_batch_max_size < c.send_batch_size) {
-    ctx.error(at, fmt::format("{}: send_batch_max_size must be 0 or at least send_batch_size", r.path()));
+    ctx.error(r.mark("send_batch_max_size"),
+              fmt::format("{}: send_batch_max_size must be 0 or at least send_batch_size", r.path()));
   }
 }
 
@@ -313,12 +377,19 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, MemoryLimiterProcessor
   r.uint("spike_limit_mib", c.spike_limit_mib);
   r.uint("limit_percentage", c.limit_percentage, 100);
   r.uint("spike_limit_percentage", c.spike_limit_percentage, 100);
-  if (c.check_interval <= Duration{0}) ctx.error(at, fmt::format("{}: check_interval must be greater than 0", r.path()));
+  if (c.check_interval <= Duration{0}) {
+    ctx.error(r.mark("check_interval"), fmt::format("{}: check_interval must be greater than 0", r.path()));
+  }
   if (c.limit_mib == 0 && c.limit_percentage == 0) {
     ctx.error(at, fmt::format("{}: one of limit_mib or limit_percentage must be set", r.path()));
   }
   if (c.limit_mib != 0 && c.spike_limit_mib >= c.limit_mib) {
-    ctx.error(at, fmt::format("{}: spike_limit_mib must be smaller than limit_mib", r.path()));
+    ctx.error(r.mark("spike_limit_mib"),
+              fmt::format("{}: spike_limit_mib must be smaller than limit_mib", r.path()));
+  }
+  if (c.limit_percentage != 0 && c.spike_limit_percentage >= c.limit_percentage) {
+    ctx.error(r.mark("spike_limit_percentage"),
+              fmt::format("{}: spike_limit_percentage must be smaller than limit_percentage", r.path()));
   }
 }
 
@@ -334,8 +405,9 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProcessorCon
       bool has_value = a.has("value");
       a.str("key", e.key);
       a.str("value", e.value);
-      a.choice("action", e.action,
-               {{"insert", A::kInsert}, {"update", A::kUpdate}, {"upsert", A::kUpsert}, {"delete", A::kDelete}});
+      a.choice(
+          "action", e.action,
+          {{"insert", A::kInsert}, {"update", A::kUpdate}, {"upsert", A::kUpsert}, {"delete", A::kDelete}});
       if (!a.has("action")) ctx.error(actions[i].Mark(), fmt::format("{}: action is required", a.path()));
       if (e.key.empty()) ctx.error(actions[i].Mark(), fmt::format("{}: key is required", a.path()));
       if (e.action != A::kDelete && !has_value) {
@@ -365,21 +437,41 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
   std::string endpoint;
   r.str("endpoint", endpoint);
   r.strings("endpoints", c.endpoints);
+  // Each URL is checked where it is written, so the error points at the bad entry.
+  auto check_url = [&](const std::string& url, const YAML::Mark& m, const std::string& path) {
+    if (!url.starts_with("http://") && !url.starts_with("https://")) {
+      ctx.error(m, fmt::format("{}: \"{}\" must start with http:// or https://", path, url));
+    } else if (url.size() == url.find("://") + 3) {
+      ctx.error(m, fmt::format("{}: \"{}\" has no host", path, url));
+    }
+  };
+  if (!endpoint.empty()) check_url(endpoint, r.mark("endpoint"), r.sub_path("endpoint"));
+  if (YAML::Node list = r.get("endpoints"); list.IsSequence() && list.size() == c.endpoints.size()) {
+    for (std::size_t i = 0; i < c.endpoints.size(); ++i) {
+      check_url(c.endpoints[i], list[i].Mark(), fmt::format("{}[{}]", r.sub_path("endpoints"), i));
+    }
+  }
   if (!endpoint.empty()) {
-    if (!c.endpoints.empty()) ctx.error(at, fmt::format("{}: set endpoint or endpoints, not both", r.path()));
+    if (!c.endpoints.empty())
+      ctx.error(r.mark("endpoint"), fmt::format("{}: set endpoint or endpoints, not both", r.path()));
     c.endpoints.insert(c.endpoints.begin(), endpoint);
   }
-  if (c.endpoints.empty()) ctx.error(at, fmt::format("{}: endpoint or endpoints must be set", r.path()));
-  for (const auto& e : c.endpoints) {
-    if (!e.starts_with("http://") && !e.starts_with("https://")) {
-      ctx.error(at, fmt::format("{}: endpoint \"{}\" must start with http:// or https://", r.path(), e));
-    }
+  if (c.endpoints.empty() && !r.has("endpoint") && !r.has("endpoints")) {
+    ctx.error(at, fmt::format("{}: endpoint or endpoints must be set", r.path()));
+  } else if (c.endpoints.empty()) {
+    ctx.error(r.mark(r.has("endpoints") ? "endpoints" : "endpoint"),
+              fmt::format("{}: endpoint or endpoints must not be empty", r.path()));
   }
   r.uint("num_workers", c.num_workers, 1024);
   {
     MapReader f(ctx, r.get("flush"), r.sub_path("flush"));
     f.size("bytes", c.flush.bytes);
     f.duration("interval", c.flush.interval);
+    if (c.flush.bytes == 0)
+      ctx.error(f.mark("bytes"), fmt::format("{}: bytes must be greater than 0", f.path()));
+    if (c.flush.interval <= Duration{0}) {
+      ctx.error(f.mark("interval"), fmt::format("{}: interval must be greater than 0", f.path()));
+    }
   }
   {
     MapReader rt(ctx, r.get("retry"), r.sub_path("retry"));
@@ -389,7 +481,8 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     rt.duration("max_interval", c.retry.max_interval);
     rt.uints("retry_on_status", c.retry.retry_on_status, 599);
     if (c.retry.max_interval < c.retry.initial_interval) {
-      ctx.error(at, fmt::format("{}: max_interval must not be smaller than initial_interval", rt.path()));
+      ctx.error(rt.mark("max_interval"),
+                fmt::format("{}: max_interval must not be smaller than initial_interval", rt.path()));
     }
   }
   r.choice("compression", c.compression, {{"gzip", Compression::kGzip}, {"none", Compression::kNone}});
@@ -401,6 +494,13 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
   r.str("user", c.user);
   r.str("password", c.password);
   r.str("api_key", c.api_key);
+  // Both become an Authorization header; only one can be sent.
+  if (!c.api_key.empty() && !c.user.empty()) {
+    ctx.error(r.mark("api_key"), fmt::format("{}: set user/password or api_key, not both", r.path()));
+  }
+  if (!c.password.empty() && c.user.empty()) {
+    ctx.error(r.mark("password"), fmt::format("{}: password is set but user is not", r.path()));
+  }
   decode_tls(ctx, r, c.tls);
   {
     MapReader m(ctx, r.get("mapping"), r.sub_path("mapping"));
@@ -431,12 +531,25 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     q.str("directory", s.directory);
     q.size("max_size", s.max_size);
     q.size("segment_size", s.segment_size);
-    q.choice("sync", s.sync, {{"batch", Q::Sync::kBatch}, {"interval", Q::Sync::kInterval}, {"none", Q::Sync::kNone}});
+    q.choice("sync", s.sync,
+             {{"batch", Q::Sync::kBatch}, {"interval", Q::Sync::kInterval}, {"none", Q::Sync::kNone}});
+    q.duration("sync_interval", s.sync_interval);
     if (s.enabled && s.type == Q::Type::kDisk && s.directory.empty()) {
       ctx.error(qn.Mark(), fmt::format("{}: directory is required when type is disk", q.path()));
     }
     if (s.enabled && s.type == Q::Type::kMemory && s.queue_size == 0) {
-      ctx.error(qn.Mark(), fmt::format("{}: queue_size must be greater than 0", q.path()));
+      ctx.error(q.mark("queue_size"), fmt::format("{}: queue_size must be greater than 0", q.path()));
+    }
+    if (s.enabled && s.type == Q::Type::kDisk) {
+      if (s.segment_size == 0) {
+        ctx.error(q.mark("segment_size"), fmt::format("{}: segment_size must be greater than 0", q.path()));
+      } else if (s.segment_size > s.max_size) {
+        ctx.error(q.mark("segment_size"),
+                  fmt::format("{}: segment_size must not be larger than max_size", q.path()));
+      }
+      if (s.sync == Q::Sync::kInterval && s.sync_interval <= Duration{0}) {
+        ctx.error(q.mark("sync_interval"), fmt::format("{}: sync_interval must be greater than 0", q.path()));
+      }
     }
   }
 }
@@ -449,15 +562,25 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
   }
   r.choice("compression", c.compression, {{"gzip", Compression::kGzip}, {"none", Compression::kNone}});
   r.string_map("headers", c.headers);
-  if (c.endpoint.empty()) ctx.error(at, fmt::format("{}: endpoint must be set", r.path()));
+  r.duration("timeout", c.timeout);
+  if (c.endpoint.empty()) {
+    ctx.error(r.has("endpoint") ? r.mark("endpoint") : at, fmt::format("{}: endpoint must be set", r.path()));
+  }
 }
 
 void decode(Ctx&, MapReader& r, const YAML::Mark&, DebugExporterConfig& c) {
   using V = DebugExporterConfig::Verbosity;
-  r.choice("verbosity", c.verbosity, {{"basic", V::kBasic}, {"normal", V::kNormal}, {"detailed", V::kDetailed}});
+  r.choice("verbosity", c.verbosity,
+           {{"basic", V::kBasic}, {"normal", V::kNormal}, {"detailed", V::kDetailed}});
 }
 
-void decode(Ctx&, MapReader& r, const YAML::Mark&, HealthCheckExtensionConfig& c) { r.str("endpoint", c.endpoint); }
+void decode(Ctx& ctx, MapReader& r, const YAML::Mark&, HealthCheckExtensionConfig& c) {
+  r.str("endpoint", c.endpoint);
+  check_host_port(ctx, r, "endpoint", c.endpoint);
+  r.str("path", c.path);
+  if (!c.path.starts_with('/'))
+    ctx.error(r.mark("path"), fmt::format("{}: path must start with /", r.sub_path("path")));
+}
 
 const std::vector<Signal> kAllSignals{Signal::kLogs, Signal::kTraces, Signal::kMetrics};
 
@@ -513,10 +636,11 @@ std::map<std::string, Defined> decode_section(Ctx& ctx, MapReader& top, const ch
       ctx.error(at, fmt::format("invalid {} id \"{}\" (expected type or type/name)", kind, e.key));
       continue;
     }
-    auto t = std::find_if(types.begin(), types.end(), [&](const auto& ti) { return ti.name == comp.id.type; });
+    auto t =
+        std::find_if(types.begin(), types.end(), [&](const auto& ti) { return ti.name == comp.id.type; });
     if (t == types.end()) {
-      ctx.error(at, fmt::format("unknown {} type \"{}\" in {} (known types: {}){}", kind, comp.id.type, section,
-                                join(type_names), suggest(comp.id.type, type_names)));
+      ctx.error(at, fmt::format("unknown {} type \"{}\" in {} (known types: {}){}", kind, comp.id.type,
+                                section, join(type_names), suggest(comp.id.type, type_names)));
       continue;
     }
     MapReader r(ctx, e.value, std::string(section) + "." + e.key);
@@ -528,8 +652,9 @@ std::map<std::string, Defined> decode_section(Ctx& ctx, MapReader& top, const ch
 }
 
 // Reads a pipeline's receivers/processors/exporters list and checks every reference.
-void decode_refs(Ctx& ctx, MapReader& p, const char* key, const char* kind, const char* section, Signal signal,
-                 const std::string& pipeline, std::map<std::string, Defined>& defined, std::vector<std::string>& out) {
+void decode_refs(Ctx& ctx, MapReader& p, const char* key, const char* kind, const char* section,
+                 Signal signal, const std::string& pipeline, std::map<std::string, Defined>& defined,
+                 std::vector<std::string>& out) {
   YAML::Node list = p.get(key);
   if (!list.IsDefined() || list.IsNull()) return;
   if (!list.IsSequence()) return ctx.error(list.Mark(), fmt::format("{}: expected a list", p.sub_path(key)));
@@ -539,20 +664,21 @@ void decode_refs(Ctx& ctx, MapReader& p, const char* key, const char* kind, cons
     auto id = ctx.scalar(item, p.sub_path(key));
     if (!id) continue;
     if (std::find(out.begin(), out.end(), *id) != out.end()) {
-      ctx.error(item.Mark(), fmt::format("{} \"{}\" is listed twice in pipeline \"{}\"", kind, *id, pipeline));
+      ctx.error(item.Mark(),
+                fmt::format("{} \"{}\" is listed twice in pipeline \"{}\"", kind, *id, pipeline));
       continue;
     }
     out.push_back(*id);
     auto d = defined.find(*id);
     if (d == defined.end()) {
-      ctx.error(item.Mark(), fmt::format("pipeline \"{}\" references {} \"{}\" which is not defined in {}{}", pipeline,
-                                         kind, *id, section, suggest(*id, names)));
+      ctx.error(item.Mark(), fmt::format("pipeline \"{}\" references {} \"{}\" which is not defined in {}{}",
+                                         pipeline, kind, *id, section, suggest(*id, names)));
       continue;
     }
     d->second.used = true;
     if (std::find(d->second.signals.begin(), d->second.signals.end(), signal) == d->second.signals.end()) {
-      ctx.error(item.Mark(),
-                fmt::format("{} \"{}\" does not support {} (pipeline \"{}\")", kind, *id, signal_name(signal), pipeline));
+      ctx.error(item.Mark(), fmt::format("{} \"{}\" does not support {} (pipeline \"{}\")", kind, *id,
+                                         signal_name(signal), pipeline));
     }
   }
 }
@@ -566,24 +692,26 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
   if (!root.IsMap()) return;
 
   const std::vector<Signal> logs_only{Signal::kLogs};
-  auto receivers = decode_section<Receiver>(
-      ctx, top, "receivers", "receiver",
-      {type<Receiver, OtlpReceiverConfig>("otlp", kAllSignals), type<Receiver, FilelogReceiverConfig>("filelog", logs_only)},
-      cfg.receivers);
-  auto processors = decode_section<Processor>(ctx, top, "processors", "processor",
-                                              {type<Processor, BatchProcessorConfig>("batch", kAllSignals),
-                                               type<Processor, MemoryLimiterProcessorConfig>("memory_limiter", kAllSignals),
-                                               type<Processor, AttributesProcessorConfig>("attributes", kAllSignals),
-                                               type<Processor, AttributesProcessorConfig>("resource", kAllSignals)},
-                                              cfg.processors);
-  auto exporters = decode_section<Exporter>(ctx, top, "exporters", "exporter",
-                                            {type<Exporter, ElasticsearchExporterConfig>("elasticsearch", kAllSignals),
-                                             type<Exporter, OtlpExporterConfig>("otlp", kAllSignals),
-                                             type<Exporter, DebugExporterConfig>("debug", kAllSignals)},
-                                            cfg.exporters);
+  auto receivers = decode_section<Receiver>(ctx, top, "receivers", "receiver",
+                                            {type<Receiver, OtlpReceiverConfig>("otlp", kAllSignals),
+                                             type<Receiver, FilelogReceiverConfig>("filelog", logs_only)},
+                                            cfg.receivers);
+  auto processors =
+      decode_section<Processor>(ctx, top, "processors", "processor",
+                                {type<Processor, BatchProcessorConfig>("batch", kAllSignals),
+                                 type<Processor, MemoryLimiterProcessorConfig>("memory_limiter", kAllSignals),
+                                 type<Processor, AttributesProcessorConfig>("attributes", kAllSignals),
+                                 type<Processor, AttributesProcessorConfig>("resource", kAllSignals)},
+                                cfg.processors);
+  auto exporters =
+      decode_section<Exporter>(ctx, top, "exporters", "exporter",
+                               {type<Exporter, ElasticsearchExporterConfig>("elasticsearch", kAllSignals),
+                                type<Exporter, OtlpExporterConfig>("otlp", kAllSignals),
+                                type<Exporter, DebugExporterConfig>("debug", kAllSignals)},
+                               cfg.exporters);
   auto extensions = decode_section<Extension>(
-      ctx, top, "extensions", "extension", {type<Extension, HealthCheckExtensionConfig>("health_check", kAllSignals)},
-      cfg.extensions);
+      ctx, top, "extensions", "extension",
+      {type<Extension, HealthCheckExtensionConfig>("health_check", kAllSignals)}, cfg.extensions);
 
   YAML::Node service_node = top.get("service");
   if (!service_node.IsDefined() || service_node.IsNull()) {
@@ -597,11 +725,17 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
       for (const auto& item : ext) {
         auto id = ctx.scalar(item, "service.extensions");
         if (!id) continue;
+        if (std::find(cfg.service_extensions.begin(), cfg.service_extensions.end(), *id) !=
+            cfg.service_extensions.end()) {
+          ctx.error(item.Mark(), fmt::format("extension \"{}\" is listed twice in service.extensions", *id));
+          continue;
+        }
         auto d = extensions.find(*id);
         if (d == extensions.end()) {
-          ctx.error(item.Mark(), fmt::format("service.extensions references extension \"{}\" which is not defined in "
-                                             "extensions{}",
-                                             *id, suggest(*id, names)));
+          ctx.error(item.Mark(),
+                    fmt::format("service.extensions references extension \"{}\" which is not defined in "
+                                "extensions{}",
+                                *id, suggest(*id, names)));
         } else {
           d->second.used = true;
         }
@@ -619,6 +753,10 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
       auto slash = e.key.find('/');
       std::string sig = e.key.substr(0, slash);
       if (slash != std::string::npos) p.name = e.key.substr(slash + 1);
+      if (slash != std::string::npos && p.name.empty()) {
+        ctx.error(at, fmt::format("invalid pipeline id \"{}\" (expected signal or signal/name)", e.key));
+        continue;
+      }
       if (sig == "logs") {
         p.signal = Signal::kLogs;
       } else if (sig == "traces") {
@@ -626,21 +764,23 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
       } else if (sig == "metrics") {
         p.signal = Signal::kMetrics;
       } else {
-        ctx.error(at, fmt::format("unknown pipeline signal type \"{}\" in service.pipelines (expected logs, traces "
-                                  "or metrics){}",
-                                  sig, suggest(sig, {"logs", "traces", "metrics"})));
+        ctx.error(
+            at, fmt::format("unknown pipeline signal type \"{}\" in service.pipelines (expected logs, traces "
+                            "or metrics){}",
+                            sig, suggest(sig, {"logs", "traces", "metrics"})));
         continue;
       }
       MapReader pr(ctx, e.value, "service.pipelines." + e.key);
       decode_refs(ctx, pr, "receivers", "receiver", "receivers", p.signal, e.key, receivers, p.receivers);
-      decode_refs(ctx, pr, "processors", "processor", "processors", p.signal, e.key, processors, p.processors);
+      decode_refs(ctx, pr, "processors", "processor", "processors", p.signal, e.key, processors,
+                  p.processors);
       decode_refs(ctx, pr, "exporters", "exporter", "exporters", p.signal, e.key, exporters, p.exporters);
       if (p.receivers.empty()) ctx.error(at, fmt::format("pipeline \"{}\" has no receivers", e.key));
       if (p.exporters.empty()) ctx.error(at, fmt::format("pipeline \"{}\" has no exporters", e.key));
       cfg.pipelines.push_back(std::move(p));
     }
     if (pipes.entries().empty()) {
-      ctx.error(pipes_node.IsDefined() ? pipes_node.Mark() : service_node.Mark(),
+      ctx.error(service.has("pipelines") ? service.mark("pipelines") : service_node.Mark(),
                 "service.pipelines must define at least one pipeline");
     }
 
@@ -649,17 +789,23 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
       using T = Telemetry;
       MapReader logs(ctx, tel.get("logs"), "service.telemetry.logs");
       logs.choice("level", cfg.telemetry.log_level,
-                  {{"debug", T::Level::kDebug}, {"info", T::Level::kInfo}, {"warn", T::Level::kWarn},
+                  {{"debug", T::Level::kDebug},
+                   {"info", T::Level::kInfo},
+                   {"warn", T::Level::kWarn},
                    {"error", T::Level::kError}});
-      logs.choice("encoding", cfg.telemetry.log_encoding, {{"console", T::Encoding::kConsole}, {"json", T::Encoding::kJson}});
+      logs.choice("encoding", cfg.telemetry.log_encoding,
+                  {{"console", T::Encoding::kConsole}, {"json", T::Encoding::kJson}});
       MapReader metrics(ctx, tel.get("metrics"), "service.telemetry.metrics");
       metrics.str("address", cfg.telemetry.metrics_address);
+      check_host_port(ctx, metrics, "address", cfg.telemetry.metrics_address);
     }
+    service.duration("shutdown_timeout", cfg.shutdown_timeout);
   }
 
   auto warn_unused = [&](const std::map<std::string, Defined>& defined, const char* kind, const char* where) {
     for (const auto& [name, d] : defined) {
-      if (!d.used) ctx.warning(d.mark, fmt::format("{} \"{}\" is defined but not used in {}", kind, name, where));
+      if (!d.used)
+        ctx.warning(d.mark, fmt::format("{} \"{}\" is defined but not used in {}", kind, name, where));
     }
   };
   warn_unused(receivers, "receiver", "any pipeline");
@@ -686,6 +832,12 @@ LoadResult load_config_string(std::string_view yaml, const std::string& file, co
     // yaml-cpp throws on some odd node shapes (e.g. aliases to the wrong kind); report, don't crash.
     ctx.error(e.mark, fmt::format("invalid config: {}", e.msg));
   }
+  // Decoders report as they go (unknown keys only when a mapping is done), so put the
+  // errors in file order, then the warnings, which is how people read and fix them.
+  std::stable_sort(result.diagnostics.items.begin(), result.diagnostics.items.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return std::tie(a.severity, a.line, a.column) < std::tie(b.severity, b.line, b.column);
+                   });
   return result;
 }
 
@@ -693,7 +845,8 @@ LoadResult load_config_file(const std::string& path, const EnvLookup& env) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     LoadResult result;
-    result.diagnostics.add(Severity::kError, path, 0, 0, "cannot open the config file");
+    result.diagnostics.add(Severity::kError, path, 0, 0,
+                           fmt::format("cannot open the config file: {}", std::strerror(errno)));
     return result;
   }
   std::stringstream ss;

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -103,6 +105,13 @@ Parsed<std::uint64_t> parse_size(std::string_view text) {
   };
   if (s.empty()) return fail("empty");
   if (s.front() == '-') return fail("must not be negative");
+  // Plain byte counts are read exactly: going through a double would round values above 2^53.
+  if (std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    std::uint64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size()) return fail("too large");
+    return {v, {}};
+  }
   auto n = take_number(s);
   if (!n) return fail("expected a number of bytes, optionally with a unit (e.g. \"5MB\", \"5MiB\")");
   std::string unit = lower(trim(s));
@@ -167,11 +176,10 @@ Parsed<std::string> substitute_env(std::string_view text, const EnvLookup& env) 
     std::string_view whole = text.substr(i, close - i + 1);
     if (ref.starts_with("env:")) {
       ref.remove_prefix(4);
-    } else if (auto colon = ref.find(':'); colon != std::string_view::npos && colon > 0 &&
-                                           ref.substr(colon, 2) != ":-") {
-      return {std::nullopt,
-              fmt::format("unsupported config source \"{}\" in \"{}\" (only env is supported)",
-                          ref.substr(0, colon), whole)};
+    } else if (auto colon = ref.find(':');
+               colon != std::string_view::npos && colon > 0 && ref.substr(colon, 2) != ":-") {
+      return {std::nullopt, fmt::format("unsupported config source \"{}\" in \"{}\" (only env is supported)",
+                                        ref.substr(0, colon), whole)};
     }
     std::optional<std::string_view> def;
     if (auto d = ref.find(":-"); d != std::string_view::npos) {
@@ -189,9 +197,10 @@ Parsed<std::string> substitute_env(std::string_view text, const EnvLookup& env) 
     } else if (value) {
       out += *value;
     } else {
-      return {std::nullopt, fmt::format("environment variable \"{}\" is not set (write ${{{}:-default}} to give "
-                                        "a default)",
-                                        ref, ref)};
+      return {std::nullopt,
+              fmt::format("environment variable \"{}\" is not set (write ${{{}:-default}} to give "
+                          "a default)",
+                          ref, ref)};
     }
     i = close;
   }

@@ -20,41 +20,69 @@ template <class T>
 using Vec = std::pmr::vector<T>;
 
 class Arena {
+  // Counts the chunks the monotonic resource takes from the heap (one call per chunk,
+  // not per object), so queues can bound batches by the memory they really hold.
+  class CountingUpstream final : public std::pmr::memory_resource {
+  public:
+    std::size_t bytes = 0;
+
+  private:
+    void* do_allocate(std::size_t n, std::size_t align) override {
+      bytes += n;
+      return std::pmr::new_delete_resource()->allocate(n, align);
+    }
+    void do_deallocate(void* p, std::size_t n, std::size_t align) override {
+      std::pmr::new_delete_resource()->deallocate(p, n, align);
+    }
+    bool do_is_equal(const std::pmr::memory_resource& o) const noexcept override { return this == &o; }
+  };
+  struct Resources {
+    explicit Resources(std::size_t initial_bytes) : monotonic(initial_bytes, &upstream) {}
+    CountingUpstream upstream;
+    std::pmr::monotonic_buffer_resource monotonic;
+  };
+
 public:
-  explicit Arena(std::size_t initial_bytes = 4096)
-      : resource_(std::make_unique<std::pmr::monotonic_buffer_resource>(initial_bytes)) {}
+  explicit Arena(std::size_t initial_bytes = 4096) : resources_(std::make_unique<Resources>(initial_bytes)) {}
   Arena(Arena&&) noexcept = default;
   Arena& operator=(Arena&&) = delete;  // containers keep a pointer to our resource
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
-  std::pmr::memory_resource* resource() const { return resource_.get(); }
-  std::pmr::polymorphic_allocator<std::byte> allocator() const { return {resource_.get()}; }
+  std::pmr::memory_resource* resource() const { return &resources_->monotonic; }
+  std::pmr::polymorphic_allocator<std::byte> allocator() const { return {resource()}; }
+
+  // Heap bytes this batch holds: arena chunks plus the buffers it keeps alive.
+  std::size_t bytes_held() const { return resources_->upstream.bytes + held_bytes_; }
 
   template <class T>
   Vec<T> vec() const {
-    return Vec<T>(std::pmr::polymorphic_allocator<T>(resource_.get()));
+    return Vec<T>(std::pmr::polymorphic_allocator<T>(resource()));
   }
 
   // Allocate one T in the arena (destructor never runs: T must not own heap memory
   // outside the arena, which holds for every pdata type).
   template <class T, class... Args>
   T* make(Args&&... args) const {
-    void* p = resource_->allocate(sizeof(T), alignof(T));
+    void* p = resources_->monotonic.allocate(sizeof(T), alignof(T));
     return new (p) T(std::forward<Args>(args)...);
   }
 
   // Copy bytes into the arena; the view stays valid for the arena's lifetime.
   std::string_view copy(std::string_view s) const {
     if (s.empty()) return {};
-    char* p = static_cast<char*>(resource_->allocate(s.size(), 1));
+    char* p = static_cast<char*>(resources_->monotonic.allocate(s.size(), 1));
     std::memcpy(p, s.data(), s.size());
     return {p, s.size()};
   }
 
   // Keep a buffer alive as long as the batch (decoded views point into it).
-  void hold(std::shared_ptr<const void> buffer) { held_.push_back(std::move(buffer)); }
+  void hold(std::shared_ptr<const void> buffer, std::size_t bytes = 0) {
+    held_.push_back(std::move(buffer));
+    held_bytes_ += bytes;
+  }
   std::string_view hold(std::string buffer) {
+    held_bytes_ += buffer.capacity();
     auto owned = std::make_shared<const std::string>(std::move(buffer));
     std::string_view view(*owned);
     held_.push_back(std::move(owned));
@@ -62,8 +90,9 @@ public:
   }
 
 private:
-  std::unique_ptr<std::pmr::monotonic_buffer_resource> resource_;
+  std::unique_ptr<Resources> resources_;
   std::vector<std::shared_ptr<const void>> held_;
+  std::size_t held_bytes_ = 0;
 };
 
 }  // namespace tern::pdata

@@ -1,0 +1,309 @@
+// The only Beast translation unit of tern_net (Beast is heavy to compile).
+#include "net/http_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+
+namespace tern::net {
+namespace {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+}  // namespace
+
+std::string_view HttpRequest::header(std::string_view name) const {
+  if (!fields_) return {};
+  const auto& f = *static_cast<const http::fields*>(fields_);
+  auto it = f.find(name);
+  return it == f.end() ? std::string_view{} : std::string_view(it->value());
+}
+
+std::pair<std::string, std::uint16_t> split_host_port(std::string_view endpoint) {
+  auto colon = endpoint.rfind(':');
+  if (colon == std::string_view::npos)
+    throw std::invalid_argument("endpoint '" + std::string(endpoint) + "' has no port");
+  std::string host(endpoint.substr(0, colon));
+  std::string_view port_str = endpoint.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty()) host = "0.0.0.0";  // Go-style ":4318" means every interface
+  unsigned long port = 0;
+  if (port_str.empty() || port_str.size() > 5 ||
+      !std::all_of(port_str.begin(), port_str.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      (port = std::stoul(std::string(port_str))) > 65535)
+    throw std::invalid_argument("endpoint '" + std::string(endpoint) + "' has a bad port");
+  return {host, static_cast<std::uint16_t>(port)};
+}
+
+namespace {
+class Session;
+}
+
+struct HttpServer::Impl {
+  HttpServerOptions options;
+  HttpHandler handler;
+
+  // Declared before the io_context: sessions still owned by queued handlers deregister
+  // themselves when the io_context is destroyed.
+  std::mutex mu;
+  std::condition_variable idle_cv;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+  std::atomic<bool> stopping{false};
+
+  asio::io_context ioc;
+  tcp::acceptor acceptor{asio::make_strand(ioc)};
+  std::vector<std::thread> threads;
+  std::uint16_t port = 0;
+  bool started = false;
+  bool stopped = false;
+
+  void do_accept();
+};
+
+namespace {
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, HttpServer::Impl& server) : stream_(std::move(socket)), server_(server) {}
+  ~Session() {
+    std::lock_guard lock(server_.mu);
+    server_.sessions.erase(this);
+    if (server_.sessions.empty()) server_.idle_cv.notify_all();
+  }
+
+  void start() {
+    {
+      std::lock_guard lock(server_.mu);
+      server_.sessions.emplace(this, weak_from_this());
+    }
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+  }
+
+  // Posted by HttpServer::shutdown: an idle connection is closed now; a busy one
+  // finishes its request (read_header checks `stopping` before waiting for another).
+  void stop() {
+    asio::post(stream_.get_executor(), [self = shared_from_this()] {
+      if (self->idle_) self->close();
+    });
+  }
+
+ private:
+  void read_header() {
+    if (server_.stopping) return close();
+    idle_ = true;
+    parser_.emplace();
+    parser_->body_limit(server_.options.body_limit);
+    parser_->header_limit(static_cast<std::uint32_t>(server_.options.header_limit));
+    stream_.expires_after(server_.options.idle_timeout);
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  }
+
+  void on_header(beast::error_code ec) {
+    idle_ = false;
+    // A Content-Length over the limit is reported while parsing the header.
+    if (ec == http::error::body_limit) return too_large();
+    if (ec) return close();
+    auto& req = parser_->get();
+    stream_.expires_after(server_.options.request_timeout);
+    if (beast::iequals(req[http::field::expect], "100-continue")) {
+      cont_.emplace(http::status::continue_, req.version());
+      http::async_write(stream_, *cont_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+        if (ec) return self->close();
+        self->read_body();
+      });
+      return;
+    }
+    read_body();
+  }
+
+  void read_body() {
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec == http::error::body_limit) return too_large();
+    if (ec) return close();
+    stream_.expires_never();  // the handler may take a while (back-pressure, encoding)
+    auto& req = parser_->get();
+    HttpRequest r;
+    r.method = req.method_string();
+    r.target = req.target();
+    r.version = req.version();
+    r.body = std::move(req.body());
+    r.fields_ = static_cast<const http::fields*>(&req);
+    bool keep_alive = req.keep_alive();
+    respond(call_handler(r), r.version, keep_alive, /*linger=*/false);
+  }
+
+  // The body is over the limit and still (partly) on the wire: answer from the header
+  // alone, then close without resetting the connection (see linger()).
+  void too_large() {
+    auto& req = parser_->get();
+    HttpRequest r;
+    r.method = req.method_string();
+    r.target = req.target();
+    r.version = req.version();
+    r.body_too_large = true;
+    r.fields_ = static_cast<const http::fields*>(&req);
+    respond(call_handler(r), r.version, /*keep_alive=*/false, /*linger=*/true);
+  }
+
+  HttpResponse call_handler(HttpRequest& r) {
+    try {
+      return server_.handler(r);
+    } catch (const std::exception& e) {
+      spdlog::error("http handler for {} {} failed: {}", r.method, r.target, e.what());
+      HttpResponse res;
+      res.status = 500;
+      res.content_type = "text/plain";
+      res.body = "internal error\n";
+      res.close = true;
+      return res;
+    }
+  }
+
+  void respond(HttpResponse reply, unsigned version, bool keep_alive, bool linger) {
+    keep_alive_ = keep_alive && !reply.close && !server_.stopping;
+    res_.emplace(static_cast<http::status>(reply.status), version);
+    res_->set(http::field::server, server_.options.server_name);
+    if (!reply.content_type.empty()) res_->set(http::field::content_type, reply.content_type);
+    for (auto& [name, value] : reply.headers) res_->set(name, value);
+    res_->body() = std::move(reply.body);
+    res_->keep_alive(keep_alive_);
+    res_->prepare_payload();
+    stream_.expires_after(server_.options.request_timeout);
+    http::async_write(stream_, *res_, [self = shared_from_this(), linger](beast::error_code ec, std::size_t) {
+      self->res_.reset();
+      if (ec) return self->close();
+      if (linger) return self->linger();
+      if (!self->keep_alive_) return self->close();
+      self->read_header();
+    });
+  }
+
+  // Closing a socket with unread data makes the kernel send a reset, which can destroy
+  // the response before the client reads it. So: send FIN, discard what the client
+  // still sends for a bounded time, then close.
+  void linger() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if (ec) return close();
+    stream_.expires_after(std::chrono::seconds(2));
+    drain();
+  }
+  void drain() {
+    if (!scratch_) scratch_ = std::make_unique<char[]>(kScratch);
+    stream_.async_read_some(asio::buffer(scratch_.get(), kScratch),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              self->drained_ += n;
+                              if (ec || self->drained_ > kMaxDrain) return self->close();
+                              self->drain();
+                            });
+  }
+
+  void close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
+  }
+
+  static constexpr std::size_t kScratch = 64 * 1024;
+  static constexpr std::size_t kMaxDrain = 256ull * 1024 * 1024;
+
+  beast::tcp_stream stream_;
+  HttpServer::Impl& server_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::empty_body>> cont_;
+  std::optional<http::response<http::string_body>> res_;
+  std::unique_ptr<char[]> scratch_;
+  std::size_t drained_ = 0;
+  bool keep_alive_ = true;
+  bool idle_ = false;  // waiting for the next request's header (only touched on the strand)
+};
+
+}  // namespace
+
+void HttpServer::Impl::do_accept() {
+  acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor.is_open() || stopping) return;
+    if (!ec) {
+      socket.set_option(tcp::no_delay(true), ec);
+      std::make_shared<Session>(std::move(socket), *this)->start();
+    } else {
+      // e.g. EMFILE: do not spin, but keep accepting.
+      spdlog::warn("http accept on port {} failed: {}", port, ec.message());
+    }
+    do_accept();
+  });
+}
+
+HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler) : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  impl_->handler = std::move(handler);
+}
+
+HttpServer::~HttpServer() { shutdown(); }
+
+std::uint16_t HttpServer::start() {
+  auto& im = *impl_;
+  if (im.started) throw std::logic_error("HttpServer::start called twice");
+  tcp::endpoint ep(asio::ip::make_address(im.options.host == "localhost" ? "127.0.0.1" : im.options.host),
+                   im.options.port);
+  im.acceptor.open(ep.protocol());
+  im.acceptor.set_option(asio::socket_base::reuse_address(true));
+  im.acceptor.bind(ep);
+  im.acceptor.listen(asio::socket_base::max_listen_connections);
+  im.port = im.acceptor.local_endpoint().port();
+  im.started = true;
+  im.do_accept();
+  unsigned n = im.options.threads ? im.options.threads : std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < n; ++i) im.threads.emplace_back([&im] { im.ioc.run(); });
+  return im.port;
+}
+
+std::uint16_t HttpServer::port() const { return impl_->port; }
+
+void HttpServer::shutdown() {
+  auto& im = *impl_;
+  if (!im.started || im.stopped) return;
+  im.stopped = true;
+  im.stopping = true;
+  asio::post(im.acceptor.get_executor(), [&im] {
+    beast::error_code ec;
+    im.acceptor.close(ec);
+  });
+  std::vector<std::shared_ptr<Session>> live;
+  {
+    std::lock_guard lock(im.mu);
+    for (auto& [raw, weak] : im.sessions)
+      if (auto s = weak.lock()) live.push_back(std::move(s));
+  }
+  for (auto& s : live) s->stop();
+  live.clear();  // a session must be able to die while we wait
+  {
+    std::unique_lock lock(im.mu);
+    if (!im.idle_cv.wait_for(lock, im.options.shutdown_grace, [&im] { return im.sessions.empty(); }))
+      spdlog::warn("http server on port {}: {} connection(s) still busy after the shutdown grace period",
+                   im.port, im.sessions.size());
+  }
+  im.ioc.stop();
+  for (auto& t : im.threads) t.join();
+  im.threads.clear();
+}
+
+}  // namespace tern::net

@@ -1,0 +1,230 @@
+// The only grpc++ translation unit of the receiver.
+//
+// Model: the async generic service on one server completion queue polled by N threads of
+// our own. Each call is a small state machine (requested -> read -> finished); the thread
+// that completes the read decodes and consumes inline, which is fine because these are
+// our threads, not gRPC's (the callback API forbids blocking in reactions).
+#include "receiver/otlp/grpc_server.h"
+
+#include <grpc/grpc.h>
+#include <grpcpp/completion_queue.h>
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
+#include <grpcpp/support/byte_buffer.h>
+#include <spdlog/spdlog.h>
+
+#include <climits>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "net/http_server.h"  // split_host_port
+
+namespace tern::receiver::otlp {
+
+namespace {
+
+struct Call {
+  enum class State { kRequested, kReading, kFinishing };
+  State state = State::kRequested;
+  grpc::GenericServerContext ctx;
+  grpc::GenericServerAsyncReaderWriter stream{&ctx};
+  grpc::ByteBuffer request;
+  Signal signal = Signal::Logs;
+};
+
+// One contiguous copy of the message: the decoder wants a string_view, and the batch's
+// arena keeps this string alive (the decoded views point into it).
+std::string flatten(const grpc::ByteBuffer& buffer) {
+  std::vector<grpc::Slice> slices;
+  std::string out;
+  if (!buffer.Dump(&slices).ok()) return out;
+  out.reserve(buffer.Length());
+  for (const auto& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  return out;
+}
+
+}  // namespace
+
+struct OtlpGrpcServer::Impl {
+  config::OtlpReceiverConfig::Grpc config;
+  ExportCore& core;
+  unsigned thread_count;
+  std::chrono::milliseconds grace;
+
+  grpc::AsyncGenericService service;
+  std::unique_ptr<grpc::ServerCompletionQueue> cq;
+  std::unique_ptr<grpc::Server> server;
+  std::vector<std::thread> threads;
+  int port = 0;
+
+  // Guards "may we still RequestCall on the queue": after cq->Shutdown() it is illegal.
+  std::mutex mu;
+  bool accepting = false;
+  bool stopped = false;
+
+  Impl(const config::OtlpReceiverConfig::Grpc& c, ExportCore& core, unsigned threads,
+       std::chrono::milliseconds grace)
+      : config(c), core(core), thread_count(threads), grace(grace) {}
+
+  void request_call() {
+    std::lock_guard lock(mu);
+    if (!accepting) return;
+    auto* call = new Call;
+    service.RequestCall(&call->ctx, &call->stream, cq.get(), cq.get(), call);
+  }
+
+  void run() {
+    void* tag = nullptr;
+    bool ok = false;
+    while (cq->Next(&tag, &ok)) step(static_cast<Call*>(tag), ok);
+  }
+
+  void step(Call* call, bool ok) {
+    switch (call->state) {
+      case Call::State::kRequested: {
+        if (!ok) {  // the server is shutting down: the request was never matched
+          delete call;
+          return;
+        }
+        request_call();  // keep one request outstanding per matched call
+        OtlpReceiverCounters::add(core.counters().grpc_requests, 1);
+        auto signal = signal_for_grpc_method(call->ctx.method());
+        if (!signal) {
+          call->state = Call::State::kFinishing;
+          call->stream.Finish(
+              grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "unknown method " + call->ctx.method()), call);
+          return;
+        }
+        call->signal = *signal;
+        call->state = Call::State::kReading;
+        call->stream.Read(&call->request, call);
+        return;
+      }
+      case Call::State::kReading: {
+        call->state = Call::State::kFinishing;
+        if (!ok) {
+          // No message: the client half-closed without one, or gRPC refused the message
+          // (e.g. over max_recv_msg_size, in which case it already failed the call with
+          // RESOURCE_EXHAUSTED and this status is not what the client sees).
+          core.count_bad_request(call->signal);
+          call->stream.Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request message"), call);
+          return;
+        }
+        finish(call);
+        return;
+      }
+      case Call::State::kFinishing:
+        delete call;
+        return;
+    }
+  }
+
+  void finish(Call* call) {
+    std::string bytes = flatten(call->request);
+    call->request.Clear();
+    OtlpReceiverCounters::add(core.counters().bytes_received, bytes.size());
+    ExportOutcome out = core.export_request(call->signal, Encoding::kProto, std::move(bytes));
+    using Kind = ExportOutcome::Kind;
+    switch (out.kind) {
+      case Kind::kOk: {
+        std::string body = export_response_proto(out.rejected, out.message);
+        grpc::Slice slice(body);
+        grpc::ByteBuffer response(&slice, 1);
+        call->stream.WriteAndFinish(response, grpc::WriteOptions(), grpc::Status::OK, call);
+        return;
+      }
+      case Kind::kBadData:
+        call->stream.Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, out.message), call);
+        return;
+      case Kind::kRetryLater:
+        // OTLP/gRPC throttling: RESOURCE_EXHAUSTED is retryable when RetryInfo is present;
+        // the details travel as grpc-status-details-bin (a serialized google.rpc.Status).
+        call->stream.Finish(
+            grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, out.message,
+                         status_proto(rpc_code::kResourceExhausted, out.message, out.retry_after)),
+            call);
+        return;
+      case Kind::kShutdown:
+        call->stream.Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, out.message,
+                                         status_proto(rpc_code::kUnavailable, out.message, out.retry_after)),
+                            call);
+        return;
+      case Kind::kInternal:
+        call->stream.Finish(grpc::Status(grpc::StatusCode::INTERNAL, out.message), call);
+        return;
+    }
+  }
+};
+
+OtlpGrpcServer::OtlpGrpcServer(const config::OtlpReceiverConfig::Grpc& config, ExportCore& core,
+                               unsigned threads, std::chrono::milliseconds shutdown_grace)
+    : impl_(std::make_unique<Impl>(config, core,
+                                   threads ? threads : std::max(1u, std::thread::hardware_concurrency()),
+                                   shutdown_grace)) {}
+
+OtlpGrpcServer::~OtlpGrpcServer() { shutdown(); }
+
+std::uint16_t OtlpGrpcServer::start() {
+  auto& im = *impl_;
+  if (im.server) throw std::logic_error("OtlpGrpcServer::start called twice");
+  auto [host, port] = net::split_host_port(im.config.endpoint);
+  std::string address =
+      (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &im.port);
+  // Without this, gRPC sets SO_REUSEPORT and a second process on the same port would
+  // "bind" silently and steal half the connections.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  std::uint64_t max = im.config.max_recv_msg_size_mib * 1024 * 1024;
+  builder.SetMaxReceiveMessageSize(max == 0 || max > INT_MAX ? INT_MAX : static_cast<int>(max));
+  // Message compression is gRPC's: gzip is enabled by default, say so explicitly.
+  builder.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_GZIP, true);
+  builder.RegisterAsyncGenericService(&im.service);
+  im.cq = builder.AddCompletionQueue();
+  im.server = builder.BuildAndStart();
+  if (!im.server || im.port == 0) {
+    im.server.reset();
+    if (im.cq) {
+      im.cq->Shutdown();
+      void* tag;
+      bool ok;
+      while (im.cq->Next(&tag, &ok)) {
+      }
+      im.cq.reset();
+    }
+    throw std::runtime_error("otlp grpc: cannot listen on " + im.config.endpoint);
+  }
+  {
+    std::lock_guard lock(im.mu);
+    im.accepting = true;
+  }
+  // One outstanding request per thread, so that as many calls can start at once.
+  for (unsigned i = 0; i < im.thread_count; ++i) im.request_call();
+  for (unsigned i = 0; i < im.thread_count; ++i) im.threads.emplace_back([&im] { im.run(); });
+  return static_cast<std::uint16_t>(im.port);
+}
+
+std::uint16_t OtlpGrpcServer::port() const { return static_cast<std::uint16_t>(impl_->port); }
+
+void OtlpGrpcServer::shutdown() {
+  auto& im = *impl_;
+  if (!im.server || im.stopped) return;
+  im.stopped = true;
+  // Waits for calls in progress (they need our threads, still running) until the deadline,
+  // then cancels what is left; unmatched RequestCalls come back with ok = false.
+  im.server->Shutdown(std::chrono::system_clock::now() + im.grace);
+  {
+    std::lock_guard lock(im.mu);
+    im.accepting = false;
+  }
+  im.cq->Shutdown();
+  for (auto& t : im.threads) t.join();  // Next() returns false once the queue is drained
+  im.threads.clear();
+}
+
+}  // namespace tern::receiver::otlp

@@ -1,0 +1,33 @@
+#pragma once
+// OTLP/gRPC: a generic (byte-buffer) grpc++ service feeding Tern's own protobuf decoder.
+// Only grpc_server.cpp includes the grpc++ headers (they are heavy to compile).
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "config/config.h"
+#include "receiver/otlp/export_core.h"
+
+namespace tern::receiver::otlp {
+
+class OtlpGrpcServer {
+ public:
+  OtlpGrpcServer(const config::OtlpReceiverConfig::Grpc& config, ExportCore& core, unsigned threads,
+                 std::chrono::milliseconds shutdown_grace);
+  ~OtlpGrpcServer();  // shutdown()
+  OtlpGrpcServer(const OtlpGrpcServer&) = delete;
+  OtlpGrpcServer& operator=(const OtlpGrpcServer&) = delete;
+
+  // Binds and starts serving; throws std::runtime_error when the endpoint cannot be bound.
+  std::uint16_t start();
+  std::uint16_t port() const;
+  // Stops accepting calls, lets calls in progress finish (up to the grace period, then
+  // they are cancelled), and joins the threads. Idempotent.
+  void shutdown();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tern::receiver::otlp

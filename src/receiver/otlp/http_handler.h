@@ -1,0 +1,32 @@
+#pragma once
+// OTLP/HTTP request handling (routing, content types, gzip, CORS, status mapping) on the
+// generic net::HttpServer. Free of Beast, so it is cheap to compile and easy to test.
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "net/http_server.h"
+#include "receiver/otlp/export_core.h"
+
+namespace tern::receiver::otlp {
+
+class OtlpHttpHandler {
+ public:
+  OtlpHttpHandler(const config::OtlpReceiverConfig::Http& config, ExportCore& core);
+
+  // Thread-safe (called concurrently from the server's io threads).
+  net::HttpResponse handle(net::HttpRequest& request);
+
+ private:
+  bool origin_allowed(std::string_view origin) const;
+  bool headers_allowed(std::string_view requested) const;
+  net::HttpResponse preflight(const net::HttpRequest& request) const;
+
+  std::size_t max_body_;
+  std::vector<std::string> cors_origins_;
+  std::vector<std::string> cors_headers_;  // lower-case
+  bool cors_any_header_ = false;
+  ExportCore& core_;
+};
+
+}  // namespace tern::receiver::otlp

@@ -1,0 +1,1034 @@
+// The loader: every key of every component, defaults, named instances, substitution, and
+// every kind of problem with its exact position and message.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <stdexcept>
+
+#include "config/loader.h"
+
+namespace tern::config {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// Tests write YAML as R"(<newline>...)"; the leading newline is dropped so that the
+// first YAML line is line 1.
+LoadResult load(std::string_view yaml, std::map<std::string, std::string> vars = {}) {
+  if (!yaml.empty() && yaml.front() == '\n') yaml.remove_prefix(1);
+  EnvLookup env = [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+  return load_config_string(yaml, "t.yaml", env);
+}
+
+std::vector<std::string> messages(const LoadResult& r) {
+  std::vector<std::string> out;
+  for (const auto& d : r.diagnostics.items) out.push_back(d.format());
+  return out;
+}
+
+std::vector<std::string> errors(const LoadResult& r) {
+  std::vector<std::string> out;
+  for (const auto& d : r.diagnostics.items) {
+    if (d.severity == Severity::kError) out.push_back(d.format());
+  }
+  return out;
+}
+
+template <class T, class C>
+const T& settings(const std::vector<C>& comps, const std::string& id) {
+  for (const auto& c : comps) {
+    if (c.id.str() == id) return std::get<T>(c.settings);
+  }
+  // GoogleTest reports an exception escaping a test as that test's failure.
+  throw std::runtime_error("no component " + id);
+}
+
+// ---------------------------------------------------------------- defaults
+
+TEST(Loader, DefaultsOfEveryComponent) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols:
+      grpc:
+      http:
+  filelog:
+    include: [/var/log/*.log]
+processors:
+  batch:
+  memory_limiter:
+    check_interval: 1s
+    limit_mib: 512
+  attributes:
+    actions:
+      - {key: env, value: prod, action: insert}
+  resource:
+    actions:
+      - {key: host.name, action: delete}
+exporters:
+  elasticsearch:
+    endpoint: http://127.0.0.1:9200
+  otlp:
+    endpoint: collector:4317
+  debug:
+extensions:
+  health_check:
+service:
+  extensions: [health_check]
+  pipelines:
+    logs:
+      receivers: [otlp, filelog]
+      processors: [memory_limiter, batch, attributes, resource]
+      exporters: [elasticsearch, otlp, debug]
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  ASSERT_TRUE(r.ok());
+  const auto& c = r.config;
+
+  const auto& otlp = settings<OtlpReceiverConfig>(c.receivers, "otlp");
+  EXPECT_TRUE(otlp.grpc.enabled);
+  EXPECT_EQ(otlp.grpc.endpoint, "127.0.0.1:4317");
+  EXPECT_EQ(otlp.grpc.max_recv_msg_size_mib, 4u);
+  EXPECT_TRUE(otlp.http.enabled);
+  EXPECT_EQ(otlp.http.endpoint, "127.0.0.1:4318");
+  EXPECT_EQ(otlp.http.max_request_body_size, 20u * 1024 * 1024);
+  EXPECT_THAT(otlp.http.cors_allowed_origins, IsEmpty());
+  EXPECT_THAT(otlp.http.cors_allowed_headers, IsEmpty());
+
+  const auto& fl = settings<FilelogReceiverConfig>(c.receivers, "filelog");
+  EXPECT_THAT(fl.include, ElementsAre("/var/log/*.log"));
+  EXPECT_THAT(fl.exclude, IsEmpty());
+  EXPECT_EQ(fl.start_at, FilelogReceiverConfig::StartAt::kEnd);
+  EXPECT_EQ(fl.max_log_size, 1024u * 1024);
+  EXPECT_EQ(fl.encoding, "utf-8");
+  EXPECT_EQ(fl.parse, FilelogReceiverConfig::Parse::kNone);
+  EXPECT_THAT(fl.attributes, IsEmpty());
+  EXPECT_EQ(fl.storage, "");
+  EXPECT_EQ(fl.poll_interval, 200ms);
+  EXPECT_EQ(fl.fingerprint_size, 1000u);
+  EXPECT_TRUE(fl.include_file_name);
+  EXPECT_FALSE(fl.include_file_path);
+
+  const auto& batch = settings<BatchProcessorConfig>(c.processors, "batch");
+  EXPECT_EQ(batch.send_batch_size, 8192u);
+  EXPECT_EQ(batch.send_batch_max_size, 0u);
+  EXPECT_EQ(batch.timeout, 200ms);
+  EXPECT_EQ(batch.send_batch_max_bytes, 0u);
+
+  const auto& ml = settings<MemoryLimiterProcessorConfig>(c.processors, "memory_limiter");
+  EXPECT_EQ(ml.check_interval, 1s);
+  EXPECT_EQ(ml.limit_mib, 512u);
+  EXPECT_EQ(ml.spike_limit_mib, 0u);
+  EXPECT_EQ(ml.limit_percentage, 0u);
+  EXPECT_EQ(ml.spike_limit_percentage, 0u);
+
+  const auto& attrs = settings<AttributesProcessorConfig>(c.processors, "attributes");
+  ASSERT_EQ(attrs.actions.size(), 1u);
+  EXPECT_EQ(attrs.actions[0].key, "env");
+  EXPECT_EQ(attrs.actions[0].value, "prod");
+  EXPECT_EQ(attrs.actions[0].action, AttributesProcessorConfig::Action::kInsert);
+  const auto& res = settings<AttributesProcessorConfig>(c.processors, "resource");
+  ASSERT_EQ(res.actions.size(), 1u);
+  EXPECT_EQ(res.actions[0].key, "host.name");
+  EXPECT_EQ(res.actions[0].action, AttributesProcessorConfig::Action::kDelete);
+
+  const auto& es = settings<ElasticsearchExporterConfig>(c.exporters, "elasticsearch");
+  using E = ElasticsearchExporterConfig;
+  EXPECT_THAT(es.endpoints, ElementsAre("http://127.0.0.1:9200"));
+  EXPECT_EQ(es.num_workers, 0u);
+  EXPECT_EQ(es.flush.bytes, 5000000u);
+  EXPECT_EQ(es.flush.interval, 1s);
+  EXPECT_TRUE(es.retry.enabled);
+  EXPECT_EQ(es.retry.max_retries, 0u);
+  EXPECT_EQ(es.retry.initial_interval, 100ms);
+  EXPECT_EQ(es.retry.max_interval, 30s);
+  EXPECT_THAT(es.retry.retry_on_status, ElementsAre(429, 500, 502, 503, 504));
+  EXPECT_EQ(es.compression, Compression::kGzip);
+  EXPECT_EQ(es.compression_level, 1u);
+  EXPECT_THAT(es.headers, IsEmpty());
+  EXPECT_EQ(es.user, "");
+  EXPECT_EQ(es.password, "");
+  EXPECT_EQ(es.api_key, "");
+  EXPECT_EQ(es.tls.ca_file, "");
+  EXPECT_EQ(es.tls.cert_file, "");
+  EXPECT_EQ(es.tls.key_file, "");
+  EXPECT_FALSE(es.tls.insecure_skip_verify);
+  EXPECT_EQ(es.mapping_mode, "otel");
+  EXPECT_EQ(es.logs_index, "");
+  EXPECT_EQ(es.metrics_index, "");
+  EXPECT_EQ(es.traces_index, "");
+  EXPECT_FALSE(es.logs_dynamic_id);
+  EXPECT_EQ(es.pipeline, "");
+  EXPECT_EQ(es.timeout, 90s);
+  EXPECT_EQ(es.dead_letter_path, "");
+  EXPECT_EQ(es.encoding, E::Encoding::kEarly);
+  EXPECT_FALSE(es.sending_queue.enabled);
+  EXPECT_EQ(es.sending_queue.type, E::SendingQueue::Type::kMemory);
+  EXPECT_EQ(es.sending_queue.queue_size, 1000u);
+  EXPECT_EQ(es.sending_queue.max_bytes, 0u);
+  EXPECT_EQ(es.sending_queue.directory, "");
+  EXPECT_EQ(es.sending_queue.max_size, 1024ull * 1024 * 1024);
+  EXPECT_EQ(es.sending_queue.segment_size, 64ull * 1024 * 1024);
+  EXPECT_EQ(es.sending_queue.sync, E::SendingQueue::Sync::kBatch);
+  EXPECT_EQ(es.sending_queue.sync_interval, 1s);
+
+  const auto& ox = settings<OtlpExporterConfig>(c.exporters, "otlp");
+  EXPECT_EQ(ox.endpoint, "collector:4317");
+  EXPECT_FALSE(ox.tls_insecure);
+  EXPECT_EQ(ox.compression, Compression::kGzip);
+  EXPECT_THAT(ox.headers, IsEmpty());
+  EXPECT_EQ(ox.timeout, 5s);
+
+  EXPECT_EQ(settings<DebugExporterConfig>(c.exporters, "debug").verbosity,
+            DebugExporterConfig::Verbosity::kBasic);
+
+  const auto& hc = settings<HealthCheckExtensionConfig>(c.extensions, "health_check");
+  EXPECT_EQ(hc.endpoint, "127.0.0.1:13133");
+  EXPECT_EQ(hc.path, "/");
+  EXPECT_THAT(c.service_extensions, ElementsAre("health_check"));
+
+  EXPECT_EQ(c.telemetry.log_level, Telemetry::Level::kInfo);
+  EXPECT_EQ(c.telemetry.log_encoding, Telemetry::Encoding::kConsole);
+  EXPECT_EQ(c.telemetry.metrics_address, "127.0.0.1:8888");
+  EXPECT_EQ(c.shutdown_timeout, 10s);
+
+  ASSERT_EQ(c.pipelines.size(), 1u);
+  EXPECT_EQ(c.pipelines[0].signal, Signal::kLogs);
+  EXPECT_EQ(c.pipelines[0].name, "");
+  EXPECT_THAT(c.pipelines[0].receivers, ElementsAre("otlp", "filelog"));
+  EXPECT_THAT(c.pipelines[0].processors, ElementsAre("memory_limiter", "batch", "attributes", "resource"));
+  EXPECT_THAT(c.pipelines[0].exporters, ElementsAre("elasticsearch", "otlp", "debug"));
+}
+
+// A receiver enables only the protocols that are present.
+TEST(Loader, OtlpReceiverProtocolsAreOptIn) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols:
+      http:
+exporters:
+  debug:
+service:
+  pipelines:
+    traces: {receivers: [otlp], exporters: [debug]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& otlp = settings<OtlpReceiverConfig>(r.config.receivers, "otlp");
+  EXPECT_FALSE(otlp.grpc.enabled);
+  EXPECT_TRUE(otlp.http.enabled);
+}
+
+// ---------------------------------------------------------------- every key set
+
+TEST(Loader, EveryKeySet) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    include_metadata: true
+    protocols:
+      grpc:
+        endpoint: 0.0.0.0:14317
+        max_recv_msg_size_mib: 16
+        include_metadata: true
+      http:
+        endpoint: "[::1]:14318"
+        max_request_body_size: 8MiB
+        include_metadata: false
+        cors:
+          allowed_origins: ["https://*.example.com"]
+          allowed_headers: [X-Custom]
+  filelog:
+    include: [/var/log/a.log, "/var/log/b/*.log"]
+    exclude: ["*.gz"]
+    start_at: beginning
+    max_log_size: 64KiB
+    encoding: nop
+    parse: json
+    attributes: {service.name: web, team: core}
+    storage: /var/lib/tern/filelog
+    poll_interval: 50ms
+    fingerprint_size: 2KiB
+    include_file_name: false
+    include_file_path: true
+processors:
+  batch:
+    send_batch_size: 100
+    send_batch_max_size: 200
+    timeout: 2s
+    send_batch_max_bytes: 1MB
+  memory_limiter:
+    check_interval: 500ms
+    limit_mib: 1000
+    spike_limit_mib: 200
+    limit_percentage: 80
+    spike_limit_percentage: 10
+  attributes:
+    actions:
+      - key: a
+        value: "1"
+        action: insert
+      - {key: b, value: two, action: update}
+      - {key: c, value: three, action: upsert}
+      - {key: d, action: delete}
+exporters:
+  elasticsearch:
+    endpoints: [https://es1:9200, https://es2:9200]
+    num_workers: 8
+    flush: {bytes: 10MB, interval: 5s}
+    retry:
+      enabled: false
+      max_retries: 5
+      initial_interval: 50ms
+      max_interval: 1m
+      retry_on_status: [429, 503]
+    compression: none
+    compression_params: {level: 6}
+    headers: {X-Tenant: acme}
+    user: elastic
+    password: changeme
+    tls:
+      ca_file: /etc/ca.pem
+      cert_file: /etc/client.pem
+      key_file: /etc/client.key
+      insecure_skip_verify: true
+    mapping: {mode: otel}
+    logs_index: logs-custom
+    metrics_index: metrics-custom
+    traces_index: traces-custom
+    logs_dynamic_id: {enabled: true}
+    pipeline: my-pipeline
+    timeout: 30s
+    dead_letter: {path: /var/lib/tern/dead.ndjson}
+    encoding: late
+    sending_queue:
+      enabled: true
+      type: disk
+      queue_size: 5
+      max_bytes: 100MB
+      directory: /var/lib/tern/queue
+      max_size: 2GiB
+      segment_size: 32MiB
+      sync: interval
+      sync_interval: 250ms
+  elasticsearch/key:
+    endpoint: https://es3:9200
+    api_key: abc==
+  otlp:
+    endpoint: https://collector:4318
+    tls: {insecure: true}
+    compression: none
+    headers: {authorization: Bearer x}
+    timeout: 3s
+  debug:
+    verbosity: detailed
+extensions:
+  health_check:
+    endpoint: 0.0.0.0:13134
+    path: /health
+service:
+  shutdown_timeout: 45s
+  extensions: [health_check]
+  telemetry:
+    logs: {level: debug, encoding: json}
+    metrics: {address: 0.0.0.0:9888}
+  pipelines:
+    logs:
+      receivers: [otlp, filelog]
+      processors: [memory_limiter, batch, attributes]
+      exporters: [elasticsearch, elasticsearch/key, otlp, debug]
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& c = r.config;
+
+  const auto& otlp = settings<OtlpReceiverConfig>(c.receivers, "otlp");
+  EXPECT_EQ(otlp.grpc.endpoint, "0.0.0.0:14317");
+  EXPECT_EQ(otlp.grpc.max_recv_msg_size_mib, 16u);
+  EXPECT_EQ(otlp.http.endpoint, "[::1]:14318");
+  EXPECT_EQ(otlp.http.max_request_body_size, 8u * 1024 * 1024);
+  EXPECT_THAT(otlp.http.cors_allowed_origins, ElementsAre("https://*.example.com"));
+  EXPECT_THAT(otlp.http.cors_allowed_headers, ElementsAre("X-Custom"));
+
+  const auto& fl = settings<FilelogReceiverConfig>(c.receivers, "filelog");
+  EXPECT_THAT(fl.include, ElementsAre("/var/log/a.log", "/var/log/b/*.log"));
+  EXPECT_THAT(fl.exclude, ElementsAre("*.gz"));
+  EXPECT_EQ(fl.start_at, FilelogReceiverConfig::StartAt::kBeginning);
+  EXPECT_EQ(fl.max_log_size, 64u * 1024);
+  EXPECT_EQ(fl.encoding, "nop");
+  EXPECT_EQ(fl.parse, FilelogReceiverConfig::Parse::kJson);
+  EXPECT_EQ(fl.attributes, (std::map<std::string, std::string>{{"service.name", "web"}, {"team", "core"}}));
+  EXPECT_EQ(fl.storage, "/var/lib/tern/filelog");
+  EXPECT_EQ(fl.poll_interval, 50ms);
+  EXPECT_EQ(fl.fingerprint_size, 2048u);
+  EXPECT_FALSE(fl.include_file_name);
+  EXPECT_TRUE(fl.include_file_path);
+
+  const auto& batch = settings<BatchProcessorConfig>(c.processors, "batch");
+  EXPECT_EQ(batch.send_batch_size, 100u);
+  EXPECT_EQ(batch.send_batch_max_size, 200u);
+  EXPECT_EQ(batch.timeout, 2s);
+  EXPECT_EQ(batch.send_batch_max_bytes, 1000000u);
+
+  const auto& ml = settings<MemoryLimiterProcessorConfig>(c.processors, "memory_limiter");
+  EXPECT_EQ(ml.check_interval, 500ms);
+  EXPECT_EQ(ml.limit_mib, 1000u);
+  EXPECT_EQ(ml.spike_limit_mib, 200u);
+  EXPECT_EQ(ml.limit_percentage, 80u);
+  EXPECT_EQ(ml.spike_limit_percentage, 10u);
+
+  using A = AttributesProcessorConfig::Action;
+  const auto& attrs = settings<AttributesProcessorConfig>(c.processors, "attributes");
+  ASSERT_EQ(attrs.actions.size(), 4u);
+  EXPECT_EQ(attrs.actions[0].key, "a");
+  EXPECT_EQ(attrs.actions[0].value, "1");
+  EXPECT_EQ(attrs.actions[0].action, A::kInsert);
+  EXPECT_EQ(attrs.actions[1].action, A::kUpdate);
+  EXPECT_EQ(attrs.actions[2].action, A::kUpsert);
+  EXPECT_EQ(attrs.actions[2].value, "three");
+  EXPECT_EQ(attrs.actions[3].action, A::kDelete);
+
+  using E = ElasticsearchExporterConfig;
+  const auto& es = settings<E>(c.exporters, "elasticsearch");
+  EXPECT_THAT(es.endpoints, ElementsAre("https://es1:9200", "https://es2:9200"));
+  EXPECT_EQ(es.num_workers, 8u);
+  EXPECT_EQ(es.flush.bytes, 10000000u);
+  EXPECT_EQ(es.flush.interval, 5s);
+  EXPECT_FALSE(es.retry.enabled);
+  EXPECT_EQ(es.retry.max_retries, 5u);
+  EXPECT_EQ(es.retry.initial_interval, 50ms);
+  EXPECT_EQ(es.retry.max_interval, 1min);
+  EXPECT_THAT(es.retry.retry_on_status, ElementsAre(429, 503));
+  EXPECT_EQ(es.compression, Compression::kNone);
+  EXPECT_EQ(es.compression_level, 6u);
+  EXPECT_EQ(es.headers, (std::map<std::string, std::string>{{"X-Tenant", "acme"}}));
+  EXPECT_EQ(es.user, "elastic");
+  EXPECT_EQ(es.password, "changeme");
+  EXPECT_EQ(es.tls.ca_file, "/etc/ca.pem");
+  EXPECT_EQ(es.tls.cert_file, "/etc/client.pem");
+  EXPECT_EQ(es.tls.key_file, "/etc/client.key");
+  EXPECT_TRUE(es.tls.insecure_skip_verify);
+  EXPECT_EQ(es.mapping_mode, "otel");
+  EXPECT_EQ(es.logs_index, "logs-custom");
+  EXPECT_EQ(es.metrics_index, "metrics-custom");
+  EXPECT_EQ(es.traces_index, "traces-custom");
+  EXPECT_TRUE(es.logs_dynamic_id);
+  EXPECT_EQ(es.pipeline, "my-pipeline");
+  EXPECT_EQ(es.timeout, 30s);
+  EXPECT_EQ(es.dead_letter_path, "/var/lib/tern/dead.ndjson");
+  EXPECT_EQ(es.encoding, E::Encoding::kLate);
+  EXPECT_TRUE(es.sending_queue.enabled);
+  EXPECT_EQ(es.sending_queue.type, E::SendingQueue::Type::kDisk);
+  EXPECT_EQ(es.sending_queue.queue_size, 5u);
+  EXPECT_EQ(es.sending_queue.max_bytes, 100000000u);
+  EXPECT_EQ(es.sending_queue.directory, "/var/lib/tern/queue");
+  EXPECT_EQ(es.sending_queue.max_size, 2ull * 1024 * 1024 * 1024);
+  EXPECT_EQ(es.sending_queue.segment_size, 32u * 1024 * 1024);
+  EXPECT_EQ(es.sending_queue.sync, E::SendingQueue::Sync::kInterval);
+  EXPECT_EQ(es.sending_queue.sync_interval, 250ms);
+
+  const auto& es_key = settings<E>(c.exporters, "elasticsearch/key");
+  EXPECT_THAT(es_key.endpoints, ElementsAre("https://es3:9200"));
+  EXPECT_EQ(es_key.api_key, "abc==");
+
+  const auto& ox = settings<OtlpExporterConfig>(c.exporters, "otlp");
+  EXPECT_EQ(ox.endpoint, "https://collector:4318");
+  EXPECT_TRUE(ox.tls_insecure);
+  EXPECT_EQ(ox.compression, Compression::kNone);
+  EXPECT_EQ(ox.headers, (std::map<std::string, std::string>{{"authorization", "Bearer x"}}));
+  EXPECT_EQ(ox.timeout, 3s);
+
+  EXPECT_EQ(settings<DebugExporterConfig>(c.exporters, "debug").verbosity,
+            DebugExporterConfig::Verbosity::kDetailed);
+
+  const auto& hc = settings<HealthCheckExtensionConfig>(c.extensions, "health_check");
+  EXPECT_EQ(hc.endpoint, "0.0.0.0:13134");
+  EXPECT_EQ(hc.path, "/health");
+
+  EXPECT_EQ(c.telemetry.log_level, Telemetry::Level::kDebug);
+  EXPECT_EQ(c.telemetry.log_encoding, Telemetry::Encoding::kJson);
+  EXPECT_EQ(c.telemetry.metrics_address, "0.0.0.0:9888");
+  EXPECT_EQ(c.shutdown_timeout, 45s);
+}
+
+TEST(Loader, EnumValues) {
+  for (auto [text, want] :
+       std::vector<std::pair<std::string, Telemetry::Level>>{{"debug", Telemetry::Level::kDebug},
+                                                             {"info", Telemetry::Level::kInfo},
+                                                             {"warn", Telemetry::Level::kWarn},
+                                                             {"error", Telemetry::Level::kError}}) {
+    auto r = load(
+        "exporters: {debug: {verbosity: normal}}\n"
+        "service:\n  telemetry: {logs: {level: " +
+        text +
+        "}}\n"
+        "  pipelines: {logs: {receivers: [r], exporters: [debug]}}\n"
+        "receivers: {otlp/r: {protocols: {grpc: }}}\n");
+    // The pipeline says `r`, not `otlp/r`: the enum values themselves raise nothing.
+    EXPECT_THAT(
+        messages(r),
+        ElementsAre("t.yaml:4:34: error: pipeline \"logs\" references receiver \"r\" which is not defined in "
+                    "receivers",
+                    "t.yaml:5:13: warning: receiver \"otlp/r\" is defined but not used in any pipeline"));
+    EXPECT_EQ(r.config.telemetry.log_level, want) << text;
+    EXPECT_EQ(settings<DebugExporterConfig>(r.config.exporters, "debug").verbosity,
+              DebugExporterConfig::Verbosity::kNormal);
+  }
+}
+
+// ---------------------------------------------------------------- named instances
+
+TEST(Loader, NamedInstances) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols: {grpc: }
+  otlp/2:
+    protocols:
+      http: {endpoint: 127.0.0.1:5318}
+exporters:
+  elasticsearch/logs:
+    endpoint: http://a:9200
+  elasticsearch/traces:
+    endpoint: http://b:9200
+service:
+  pipelines:
+    logs:
+      receivers: [otlp, otlp/2]
+      exporters: [elasticsearch/logs]
+    traces/main:
+      receivers: [otlp/2]
+      exporters: [elasticsearch/traces]
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  ASSERT_EQ(r.config.receivers.size(), 2u);
+  EXPECT_EQ(r.config.receivers[1].id.type, "otlp");
+  EXPECT_EQ(r.config.receivers[1].id.name, "2");
+  EXPECT_EQ(r.config.receivers[1].id.str(), "otlp/2");
+  EXPECT_EQ(settings<OtlpReceiverConfig>(r.config.receivers, "otlp/2").http.endpoint, "127.0.0.1:5318");
+  EXPECT_EQ(settings<OtlpReceiverConfig>(r.config.receivers, "otlp").grpc.endpoint, "127.0.0.1:4317");
+  EXPECT_THAT(settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch/traces").endpoints,
+              ElementsAre("http://b:9200"));
+  ASSERT_EQ(r.config.pipelines.size(), 2u);
+  EXPECT_EQ(r.config.pipelines[1].signal, Signal::kTraces);
+  EXPECT_EQ(r.config.pipelines[1].name, "main");
+}
+
+// ---------------------------------------------------------------- substitution
+
+constexpr std::string_view kEnvConfig = R"(
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: ${env:HOST}:${PORT}
+exporters:
+  elasticsearch:
+    endpoint: ${env:ES_URL:-http://127.0.0.1:9200}
+    api_key: "${env:ES_API_KEY}"
+    flush:
+      interval: ${FLUSH:-2s}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch]}
+)";
+
+TEST(Loader, EnvSubstitution) {
+  auto r =
+      load(kEnvConfig, {{"HOST", "0.0.0.0"}, {"PORT", "9999"}, {"ES_API_KEY", "secret"}, {"FLUSH", "250ms"}});
+  ASSERT_THAT(messages(r), IsEmpty());
+  EXPECT_EQ(settings<OtlpReceiverConfig>(r.config.receivers, "otlp").http.endpoint, "0.0.0.0:9999");
+  const auto& es = settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch");
+  EXPECT_THAT(es.endpoints, ElementsAre("http://127.0.0.1:9200"));  // the default
+  EXPECT_EQ(es.api_key, "secret");
+  EXPECT_EQ(es.flush.interval, 250ms);  // substituted values are parsed like literal ones
+}
+
+TEST(Loader, EnvSubstitutionDefaultsAndOverrides) {
+  auto r =
+      load(kEnvConfig, {{"HOST", "h"}, {"PORT", "1"}, {"ES_API_KEY", "k"}, {"ES_URL", "https://es:443"}});
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& es = settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch");
+  EXPECT_THAT(es.endpoints, ElementsAre("https://es:443"));
+  EXPECT_EQ(es.flush.interval, 2s);
+}
+
+TEST(Loader, EnvSubstitutionMissingVariables) {
+  auto r = load(kEnvConfig, {{"PORT", "x"}, {"FLUSH", "soon"}});
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          "t.yaml:5:19: error: receivers.otlp.protocols.http.endpoint: environment variable \"HOST\" "
+          "is not set (write ${HOST:-default} to give a default)",
+          "t.yaml:9:14: error: exporters.elasticsearch.api_key: environment variable \"ES_API_KEY\" is "
+          "not set (write ${ES_API_KEY:-default} to give a default)",
+          "t.yaml:11:17: error: exporters.elasticsearch.flush.interval: invalid duration \"soon\": "
+          "expected a number (e.g. \"200ms\", \"1s\", \"1m30s\")"));
+  EXPECT_FALSE(r.ok());
+}
+
+// ---------------------------------------------------------------- problems
+
+// The smallest valid service section, appended to component-level error tests.
+constexpr std::string_view kService = R"(service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [debug]}
+)";
+
+LoadResult load_with_service(std::string_view components) {
+  std::string text(components);
+  if (!text.empty() && text.front() == '\n') text.erase(0, 1);
+  text += kService;
+  return load(text);
+}
+
+TEST(Problems, UnknownKeys) {
+  auto r = load_with_service(R"(
+receivers:
+  otlp:
+    protocols:
+      grpc:
+        endpont: 0.0.0.0:4317
+      htp:
+exporters:
+  debug:
+    verbose: true
+  elasticsearch:
+    endpoint: http://x:9200
+    flush: {byte: 1}
+    sending_queue: {enable: true}
+extensions:
+  health_check: {endpoint: 127.0.0.1:1, pth: /}
+color: blue
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          "t.yaml:5:9: error: unknown key \"endpont\" in receivers.otlp.protocols.grpc (did you mean "
+          "\"endpoint\"?)",
+          "t.yaml:6:7: error: unknown key \"htp\" in receivers.otlp.protocols (did you mean \"http\"?)",
+          "t.yaml:9:5: error: unknown key \"verbose\" in exporters.debug",
+          "t.yaml:12:13: error: unknown key \"byte\" in exporters.elasticsearch.flush (did you mean "
+          "\"bytes\"?)",
+          "t.yaml:13:21: error: unknown key \"enable\" in exporters.elasticsearch.sending_queue (did you "
+          "mean \"enabled\"?)",
+          "t.yaml:15:41: error: unknown key \"pth\" in extensions.health_check (did you mean \"path\"?)",
+          "t.yaml:16:1: error: unknown key \"color\" in the config",
+          "t.yaml:10:3: warning: exporter \"elasticsearch\" is defined but not used in any pipeline",
+          "t.yaml:15:3: warning: extension \"health_check\" is defined but not used in service.extensions"));
+}
+
+TEST(Problems, WrongTypes) {
+  auto r = load_with_service(R"(
+receivers:
+  otlp:
+    protocols:
+      grpc: {max_recv_msg_size_mib: lots}
+      http: {cors: {allowed_origins: "*"}, endpoint: [a]}
+processors:
+  batch:
+    send_batch_size: -1
+    timeout: 5
+  memory_limiter: [1]
+exporters:
+  debug:
+    verbosity: loud
+  elasticsearch:
+    endpoints: [http://x:9200]
+    retry: {enabled: yes, retry_on_status: [429, 600]}
+    compression_params: {level: 10}
+    headers: [a]
+    num_workers: 2000
+    tls: true
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          "t.yaml:4:37: error: receivers.otlp.protocols.grpc.max_recv_msg_size_mib: expected a non-negative "
+          "integer, got \"lots\"",
+          "t.yaml:5:38: error: receivers.otlp.protocols.http.cors.allowed_origins: expected a list",
+          "t.yaml:5:54: error: receivers.otlp.protocols.http.endpoint: expected a scalar value",
+          "t.yaml:8:22: error: processors.batch.send_batch_size: expected a non-negative integer, got \"-1\"",
+          "t.yaml:9:14: error: processors.batch.timeout: invalid duration \"5\": missing unit (one of ns, "
+          "us, ms, s, m, h)",
+          "t.yaml:10:3: error: processors.memory_limiter: one of limit_mib or limit_percentage must be set",
+          "t.yaml:10:19: error: processors.memory_limiter: expected a mapping",
+          "t.yaml:10:19: error: processors.memory_limiter: check_interval must be greater than 0",
+          "t.yaml:13:16: error: exporters.debug.verbosity: invalid value \"loud\" (expected one of: basic, "
+          "normal, detailed)",
+          "t.yaml:16:22: error: exporters.elasticsearch.retry.enabled: expected true or false, got \"yes\"",
+          "t.yaml:16:50: error: exporters.elasticsearch.retry.retry_on_status: expected an integer from 0 to "
+          "599, got \"600\"",
+          "t.yaml:17:33: error: exporters.elasticsearch.compression_params.level: expected an integer from 0 "
+          "to 9, got \"10\"",
+          "t.yaml:18:14: error: exporters.elasticsearch.headers: expected a mapping",
+          "t.yaml:19:18: error: exporters.elasticsearch.num_workers: expected an integer from 0 to 1024, got "
+          "\"2000\"",
+          "t.yaml:20:10: error: exporters.elasticsearch.tls: expected a mapping",
+          "t.yaml:7:3: warning: processor \"batch\" is defined but not used in any pipeline",
+          "t.yaml:10:3: warning: processor \"memory_limiter\" is defined but not used in any pipeline",
+          "t.yaml:14:3: warning: exporter \"elasticsearch\" is defined but not used in any pipeline"));
+}
+
+TEST(Problems, BadDurationsAndSizes) {
+  auto r = load_with_service(R"(
+receivers:
+  otlp:
+    protocols:
+      http: {max_request_body_size: 20 megs}
+exporters:
+  debug:
+  elasticsearch:
+    endpoint: http://x:9200
+    timeout: -5s
+    flush: {interval: 1 minute, bytes: 5XB}
+    retry: {initial_interval: 10s, max_interval: 1s}
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre("t.yaml:4:37: error: receivers.otlp.protocols.http.max_request_body_size: invalid size "
+                  "\"20 megs\": unknown unit \"megs\" (one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)",
+                  "t.yaml:9:14: error: exporters.elasticsearch.timeout: invalid duration \"-5s\": must not "
+                  "be negative",
+                  "t.yaml:10:23: error: exporters.elasticsearch.flush.interval: invalid duration \"1 "
+                  "minute\": unknown unit \" minute\" (one of ns, us, ms, s, m, h)",
+                  "t.yaml:10:40: error: exporters.elasticsearch.flush.bytes: invalid size \"5XB\": unknown "
+                  "unit \"XB\" (one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)",
+                  "t.yaml:11:50: error: exporters.elasticsearch.retry: max_interval must not be smaller than "
+                  "initial_interval",
+                  "t.yaml:7:3: warning: exporter \"elasticsearch\" is defined but not used in any pipeline"));
+}
+
+TEST(Problems, MissingComponentsAndSignals) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols: {grpc: }
+  filelog:
+    include: [/tmp/*.log]
+processors:
+  batch:
+exporters:
+  debug:
+  elasticsearch:
+    endpoint: http://x:9200
+extensions:
+  health_check:
+service:
+  extensions: [health_check, healthcheck, health_check]
+  pipelines:
+    traces:
+      receivers: [otlp, filelog, otlp/3]
+      processors: [batch, batch, bacth]
+      exporters: [debug, elasticsearch/x]
+    metrics:
+      receivers: [otlp]
+    logs:
+      exporters: [debug]
+    logs/empty:
+      receivers: []
+      exporters: []
+    logs/:
+      receivers: [otlp]
+    event:
+      receivers: [otlp]
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          "t.yaml:15:30: error: service.extensions references extension \"healthcheck\" which is not defined "
+          "in extensions (did you mean \"health_check\"?)",
+          "t.yaml:15:43: error: extension \"health_check\" is listed twice in service.extensions",
+          "t.yaml:18:25: error: receiver \"filelog\" does not support traces (pipeline \"traces\")",
+          "t.yaml:18:34: error: pipeline \"traces\" references receiver \"otlp/3\" which is not defined in "
+          "receivers (did you mean \"otlp\"?)",
+          "t.yaml:19:27: error: processor \"batch\" is listed twice in pipeline \"traces\"",
+          "t.yaml:19:34: error: pipeline \"traces\" references processor \"bacth\" which is not defined in "
+          "processors (did you mean \"batch\"?)",
+          "t.yaml:20:26: error: pipeline \"traces\" references exporter \"elasticsearch/x\" which is not "
+          "defined in exporters (did you mean \"elasticsearch\"?)",
+          "t.yaml:21:5: error: pipeline \"metrics\" has no exporters",
+          "t.yaml:23:5: error: pipeline \"logs\" has no receivers",
+          "t.yaml:25:5: error: pipeline \"logs/empty\" has no receivers",
+          "t.yaml:25:5: error: pipeline \"logs/empty\" has no exporters",
+          "t.yaml:28:5: error: invalid pipeline id \"logs/\" (expected signal or signal/name)",
+          "t.yaml:30:5: error: unknown pipeline signal type \"event\" in service.pipelines (expected logs, "
+          "traces or metrics)",
+          "t.yaml:10:3: warning: exporter \"elasticsearch\" is defined but not used in any pipeline"));
+}
+
+TEST(Problems, UnusedComponentsAreWarningsOnly) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols: {grpc: }
+  otlp/spare:
+    protocols: {http: }
+processors:
+  batch:
+exporters:
+  debug:
+  debug/2:
+extensions:
+  health_check:
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [debug]}
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          "t.yaml:4:3: warning: receiver \"otlp/spare\" is defined but not used in any pipeline",
+          "t.yaml:7:3: warning: processor \"batch\" is defined but not used in any pipeline",
+          "t.yaml:10:3: warning: exporter \"debug/2\" is defined but not used in any pipeline",
+          "t.yaml:12:3: warning: extension \"health_check\" is defined but not used in service.extensions"));
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.diagnostics.error_count(), 0);
+  EXPECT_EQ(r.diagnostics.warning_count(), 4);
+}
+
+TEST(Problems, UnknownComponentTypesAndIds) {
+  auto r = load_with_service(R"(
+receivers:
+  otlp:
+    protocols: {grpc: }
+  otpl/x:
+    protocols: {grpc: }
+  /x:
+processors:
+  batch/:
+exporters:
+  debug:
+  kafka:
+extensions:
+  pprof:
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          "t.yaml:4:3: error: unknown receiver type \"otpl\" in receivers (known types: otlp, filelog) (did "
+          "you mean \"otlp\"?)",
+          "t.yaml:6:3: error: invalid receiver id \"/x\" (expected type or type/name)",
+          "t.yaml:8:3: error: invalid processor id \"batch/\" (expected type or type/name)",
+          "t.yaml:11:3: error: unknown exporter type \"kafka\" in exporters (known types: elasticsearch, "
+          "otlp, debug)",
+          "t.yaml:13:3: error: unknown extension type \"pprof\" in extensions (known types: health_check)"));
+}
+
+TEST(Problems, ComponentRules) {
+  auto r = load_with_service(R"(
+receivers:
+  otlp:
+    protocols:
+      grpc: {endpoint: "4317"}
+      http: {endpoint: "http://0.0.0.0:4318"}
+  otlp/none:
+    protocols:
+  filelog:
+    max_log_size: 0
+    poll_interval: 0s
+    fingerprint_size: 0
+    encoding: latin1
+  filelog/2:
+    include: []
+processors:
+  batch: {send_batch_size: 100, send_batch_max_size: 10}
+  memory_limiter:
+    check_interval: 1s
+    limit_mib: 100
+    spike_limit_mib: 100
+    limit_percentage: 50
+    spike_limit_percentage: 60
+  attributes:
+    actions:
+      - {key: a}
+      - {value: x, action: insert}
+      - {key: b, action: upsert}
+      - {key: c, action: remove, value: y}
+  resource:
+exporters:
+  debug:
+  elasticsearch:
+  elasticsearch/2:
+    endpoint: localhost:9200
+    endpoints: ["http://", https://ok:9200]
+    user: ""
+    password: p
+    tls: {cert_file: /c.pem}
+    sending_queue: {enabled: true, queue_size: 0}
+  elasticsearch/3:
+    endpoints: []
+    user: u
+    api_key: k
+    mapping: {mode: ecs}
+    sending_queue: {enabled: true, type: disk, directory: /q, max_size: 1MB, segment_size: 2MB, sync: interval,
+                    sync_interval: 0s}
+  otlp:
+extensions:
+  health_check: {endpoint: localhost, path: health}
+)");
+  EXPECT_THAT(
+      errors(r),
+      ElementsAre(
+          "t.yaml:4:24: error: receivers.otlp.protocols.grpc.endpoint: expected host:port (e.g. "
+          "\"127.0.0.1:4318\"), got \"4317\"",
+          "t.yaml:5:24: error: receivers.otlp.protocols.http.endpoint: expected host:port (e.g. "
+          "\"127.0.0.1:4318\"), got \"http://0.0.0.0:4318\"",
+          "t.yaml:6:3: error: receivers.otlp/none: at least one protocol (grpc or http) must be configured "
+          "under protocols",
+          "t.yaml:8:3: error: receivers.filelog: include must list at least one file pattern",
+          "t.yaml:9:19: error: receivers.filelog: max_log_size must be greater than 0",
+          "t.yaml:10:20: error: receivers.filelog: poll_interval must be greater than 0",
+          "t.yaml:11:23: error: receivers.filelog: fingerprint_size must be greater than 0",
+          "t.yaml:12:15: error: receivers.filelog.encoding: invalid value \"latin1\" (expected one of: "
+          "utf-8, ascii, nop)",
+          "t.yaml:14:14: error: receivers.filelog/2: include must list at least one file pattern",
+          "t.yaml:16:54: error: processors.batch: send_batch_max_size must be 0 or at least send_batch_size",
+          "t.yaml:20:22: error: processors.memory_limiter: spike_limit_mib must be smaller than limit_mib",
+          "t.yaml:22:29: error: processors.memory_limiter: spike_limit_percentage must be smaller than "
+          "limit_percentage",
+          "t.yaml:25:9: error: processors.attributes.actions[0]: action is required",
+          "t.yaml:25:9: error: processors.attributes.actions[0]: value is required for this action",
+          "t.yaml:26:9: error: processors.attributes.actions[1]: key is required",
+          "t.yaml:27:9: error: processors.attributes.actions[2]: value is required for this action",
+          "t.yaml:28:26: error: processors.attributes.actions[3].action: invalid value \"remove\" (expected "
+          "one of: insert, update, upsert, delete)",
+          "t.yaml:29:3: error: processors.resource: actions must list at least one action",
+          "t.yaml:32:3: error: exporters.elasticsearch: endpoint or endpoints must be set",
+          "t.yaml:34:15: error: exporters.elasticsearch/2.endpoint: \"localhost:9200\" must start with "
+          "http:// or https://",
+          "t.yaml:34:15: error: exporters.elasticsearch/2: set endpoint or endpoints, not both",
+          "t.yaml:35:17: error: exporters.elasticsearch/2.endpoints[0]: \"http://\" has no host",
+          "t.yaml:37:15: error: exporters.elasticsearch/2: password is set but user is not",
+          "t.yaml:38:10: error: exporters.elasticsearch/2.tls: cert_file and key_file must be set together",
+          "t.yaml:39:48: error: exporters.elasticsearch/2.sending_queue: queue_size must be greater than 0",
+          "t.yaml:41:16: error: exporters.elasticsearch/3: endpoint or endpoints must not be empty",
+          "t.yaml:43:14: error: exporters.elasticsearch/3: set user/password or api_key, not both",
+          "t.yaml:44:21: error: exporters.elasticsearch/3.mapping.mode: invalid value \"ecs\" (expected one "
+          "of: otel)",
+          "t.yaml:45:92: error: exporters.elasticsearch/3.sending_queue: segment_size must not be larger "
+          "than max_size",
+          "t.yaml:46:36: error: exporters.elasticsearch/3.sending_queue: sync_interval must be greater than "
+          "0",
+          "t.yaml:47:3: error: exporters.otlp: endpoint must be set",
+          "t.yaml:49:28: error: extensions.health_check.endpoint: expected host:port (e.g. "
+          "\"127.0.0.1:4318\"), got \"localhost\"",
+          "t.yaml:49:45: error: extensions.health_check.path: path must start with /"));
+}
+
+TEST(Problems, DuplicateKeys) {
+  auto r = load_with_service(R"(
+receivers:
+  otlp:
+    protocols: {grpc: }
+exporters:
+  debug:
+  debug:
+    verbosity: basic
+)");
+  EXPECT_THAT(messages(r), ElementsAre("t.yaml:6:3: error: duplicate key \"debug\" in exporters"));
+}
+
+TEST(Problems, ServiceSection) {
+  EXPECT_THAT(messages(load("receivers:\n  otlp: {protocols: {grpc: }}\n")),
+              ElementsAre("t.yaml:1:1: error: the config has no service section (it defines the pipelines)",
+                          "t.yaml:2:3: warning: receiver \"otlp\" is defined but not used in any pipeline"));
+  EXPECT_THAT(messages(load("service:\n  pipelines:\n")),
+              ElementsAre("t.yaml:2:3: error: service.pipelines must define at least one pipeline"));
+  EXPECT_THAT(
+      messages(load("service:\n  extensions: health_check\n  pipelines: {}\n  shutdown_timeout: 1\n")),
+      ElementsAre(
+          "t.yaml:2:15: error: service.extensions: expected a list",
+          "t.yaml:3:14: error: service.pipelines must define at least one pipeline",
+          "t.yaml:4:21: error: service.shutdown_timeout: invalid duration \"1\": missing unit (one of "
+          "ns, us, ms, s, m, h)"));
+  EXPECT_THAT(
+      messages(load(R"(
+service:
+  telemetry:
+    logs: {level: verbose, encoding: text, output: stderr}
+    metrics: {address: ":8888x"}
+  pipelines:
+    logs: {}
+)")),
+      ElementsAre("t.yaml:3:19: error: service.telemetry.logs.level: invalid value \"verbose\" (expected one "
+                  "of: debug, info, warn, error)",
+                  "t.yaml:3:38: error: service.telemetry.logs.encoding: invalid value \"text\" (expected one "
+                  "of: console, json)",
+                  "t.yaml:3:44: error: unknown key \"output\" in service.telemetry.logs",
+                  "t.yaml:4:24: error: service.telemetry.metrics.address: expected host:port (e.g. "
+                  "\"127.0.0.1:4318\"), got \":8888x\"",
+                  "t.yaml:6:5: error: pipeline \"logs\" has no receivers",
+                  "t.yaml:6:5: error: pipeline \"logs\" has no exporters"));
+}
+
+TEST(Problems, DocumentShape) {
+  EXPECT_THAT(messages(load("")), ElementsAre("t.yaml: error: the config is empty"));
+  EXPECT_THAT(messages(load("# only a comment\n")), ElementsAre("t.yaml: error: the config is empty"));
+  EXPECT_THAT(messages(load("hello\n")), ElementsAre("t.yaml:1:1: error: the config: expected a mapping"));
+  EXPECT_THAT(messages(load("- a\n- b\n")), ElementsAre("t.yaml:1:1: error: the config: expected a mapping"));
+  EXPECT_THAT(messages(load("receivers: [otlp]\nservice: {pipelines: {logs: {}}}\n")),
+              ElementsAre("t.yaml:1:12: error: receivers: expected a mapping",
+                          "t.yaml:2:23: error: pipeline \"logs\" has no receivers",
+                          "t.yaml:2:23: error: pipeline \"logs\" has no exporters"));
+}
+
+TEST(Problems, YamlSyntax) {
+  EXPECT_THAT(messages(load("receivers:\n  otlp: [1,\n")),
+              ElementsAre("t.yaml:3:1: error: YAML syntax error: end of sequence flow not found"));
+  EXPECT_THAT(messages(load("receivers:\n\totlp: {}\n")),
+              ElementsAre("t.yaml:2:6: error: YAML syntax error: illegal map value"));
+  EXPECT_THAT(messages(load("a: b: c\n")),
+              ElementsAre("t.yaml:1:5: error: YAML syntax error: illegal map value"));
+  EXPECT_THAT(messages(load("a: \"x\\q\"\n")),
+              ElementsAre("t.yaml:1:8: error: YAML syntax error: unknown escape character: q"));
+  EXPECT_THAT(messages(load("a: *nope\n")),
+              ElementsAre("t.yaml:1:4: error: YAML syntax error: the referenced anchor is not defined"));
+}
+
+TEST(Loader, AnchorsAndAliasesWork) {
+  auto r = load(R"(
+x-common: &es
+  endpoint: http://127.0.0.1:9200
+receivers:
+  otlp: {protocols: {grpc: }}
+exporters:
+  elasticsearch: *es
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch]}
+)");
+  // Unknown top-level keys are errors even when they only hold anchors: there is no
+  // extension-key convention in Tern's config.
+  EXPECT_THAT(messages(r), ElementsAre("t.yaml:1:1: error: unknown key \"x-common\" in the config"));
+  EXPECT_THAT(settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch").endpoints,
+              ElementsAre("http://127.0.0.1:9200"));
+}
+
+TEST(Loader, Files) {
+  auto r = load_config_file(TERN_SOURCE_DIR "/tests/config/data/does-not-exist.yaml");
+  EXPECT_THAT(messages(r),
+              ElementsAre(TERN_SOURCE_DIR
+                          "/tests/config/data/does-not-exist.yaml: error: cannot open the config file: No "
+                          "such file or directory"));
+  std::string bad = TERN_SOURCE_DIR "/tests/config/data/invalid.yaml";
+  auto b = load_config_file(bad, [](std::string_view) { return std::nullopt; });
+  EXPECT_THAT(
+      messages(b),
+      ElementsAre(bad + ":3:3: error: exporters.elasticsearch: endpoint or endpoints must be set",
+                  bad + ":4:5: error: unknown key \"endpont\" in exporters.elasticsearch (did you mean "
+                        "\"endpoint\"?)",
+                  bad +
+                      ":9:43: error: pipeline \"logs\" references exporter \"elastic\" which is not defined "
+                      "in exporters",
+                  bad + ":3:3: warning: exporter \"elasticsearch\" is defined but not used in any pipeline"));
+}
+
+}  // namespace
+}  // namespace tern::config

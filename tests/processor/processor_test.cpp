@@ -1,0 +1,112 @@
+// attributes / resource processors and memory_limiter.
+#include <gtest/gtest.h>
+
+#include "otlp/json_codec.h"
+#include "processor/attributes_processor.h"
+#include "processor/memory_limiter.h"
+
+namespace tern::processor {
+namespace {
+
+using Action = config::AttributesProcessorConfig::Action;
+
+config::AttributesProcessorConfig actions(std::vector<config::AttributesProcessorConfig::Entry> e) {
+  config::AttributesProcessorConfig c;
+  c.actions = std::move(e);
+  return c;
+}
+
+std::string as_json(const pdata::LogsData& d) {
+  std::string out;
+  otlp::encode_logs_json(d, out);
+  return out;
+}
+
+constexpr std::string_view kLogs =
+    R"({"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},)"
+    R"("scopeLogs":[{"logRecords":[{"attributes":[{"key":"keep","value":{"intValue":"1"}},)"
+    R"({"key":"secret","value":{"stringValue":"x"}}]},{}]}]}]})";
+
+TEST(AttributesProcessor, InsertUpdateUpsertDeleteOnRecords) {
+  pdata::LogsData d;
+  ASSERT_FALSE(otlp::decode_logs_json(kLogs, d));
+  AttributesProcessor p(actions({{"secret", "", Action::kDelete},
+                                 {"keep", "ignored", Action::kInsert},  // present: insert does nothing
+                                 {"env", "prod", Action::kInsert},
+                                 {"keep", "2", Action::kUpdate},
+                                 {"missing", "m", Action::kUpdate},  // absent: update does nothing
+                                 {"team", "core", Action::kUpsert}}),
+                        AttributesProcessor::Target::kRecords);
+  ASSERT_TRUE(p.process(d).accepted());
+  EXPECT_EQ(as_json(d),
+            R"({"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},)"
+            R"("scopeLogs":[{"logRecords":[{"attributes":[{"key":"keep","value":{"stringValue":"2"}},)"
+            R"({"key":"env","value":{"stringValue":"prod"}},{"key":"team","value":{"stringValue":"core"}}]},)"
+            // The empty record: insert adds "keep", then update changes it (actions run in order).
+            R"({"attributes":[{"key":"keep","value":{"stringValue":"2"}},{"key":"env","value":{"stringValue":"prod"}},)"
+            R"({"key":"team","value":{"stringValue":"core"}}]}]}]}]})");
+}
+
+TEST(AttributesProcessor, ResourceTargetLeavesRecordsAlone) {
+  pdata::LogsData d;
+  ASSERT_FALSE(otlp::decode_logs_json(kLogs, d));
+  AttributesProcessor p(actions({{"service.name", "renamed", Action::kUpsert}, {"host", "h1", Action::kInsert}}),
+                        AttributesProcessor::Target::kResource);
+  ASSERT_TRUE(p.process(d).accepted());
+  const auto& res = d.resource_logs[0].resource.attributes;
+  ASSERT_EQ(res.size(), 2u);
+  EXPECT_EQ(res[0].value.string_value, "renamed");
+  EXPECT_EQ(res[1].key, "host");
+  EXPECT_EQ(d.resource_logs[0].scope_logs[0].log_records[0].attributes.size(), 2u);
+}
+
+TEST(AttributesProcessor, TracesAndMetricPoints) {
+  pdata::TracesData t;
+  ASSERT_FALSE(otlp::decode_traces_json(R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"s"}]}]}]})", t));
+  pdata::MetricsData m;
+  ASSERT_FALSE(otlp::decode_metrics_json(
+      R"({"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"g","gauge":{"dataPoints":[{"asInt":"1"}]}},)"
+      R"({"name":"h","histogram":{"dataPoints":[{"count":"1"}],"aggregationTemporality":1}}]}]}]})",
+      m));
+  AttributesProcessor p(actions({{"k", "v", Action::kInsert}}), AttributesProcessor::Target::kRecords);
+  ASSERT_TRUE(p.process(t).accepted());
+  ASSERT_TRUE(p.process(m).accepted());
+  EXPECT_EQ(t.resource_spans[0].scope_spans[0].spans[0].attributes.at(0).key, "k");
+  const auto& metrics = m.resource_metrics[0].scope_metrics[0].metrics;
+  EXPECT_EQ(metrics[0].number_points[0].attributes.at(0).value.string_value, "v");
+  EXPECT_EQ(metrics[1].histogram_points[0].attributes.at(0).key, "k");
+}
+
+TEST(MemoryLimiter, RefusesAboveTheSoftLimitAndRecovers) {
+  config::MemoryLimiterProcessorConfig c;
+  c.limit_mib = 100;
+  c.spike_limit_mib = 20;
+  c.check_interval = std::chrono::nanoseconds(1);  // re-read on every batch
+  std::uint64_t rss = 50ull << 20;
+  MemoryLimiter m(c, [&] { return rss; });
+  EXPECT_EQ(m.soft_limit_bytes(), 80ull << 20);
+  pdata::LogsData d;
+  EXPECT_TRUE(m.process(d).accepted());
+  rss = 81ull << 20;
+  auto r = m.process(d);
+  EXPECT_EQ(r.code, pipeline::ConsumeCode::kRetryLater);
+  EXPECT_NE(r.message.find("memory limit"), std::string::npos);
+  EXPECT_GT(r.retry_after.count(), 0);
+  EXPECT_EQ(m.refused(), 1u);
+  rss = 10ull << 20;
+  EXPECT_TRUE(m.process(d).accepted());
+}
+
+TEST(MemoryLimiter, DefaultSpikeIsAFifthAndZeroLimitMeansOff) {
+  config::MemoryLimiterProcessorConfig c;
+  c.limit_mib = 100;
+  MemoryLimiter m(c, [] { return std::uint64_t{0}; });
+  EXPECT_EQ(m.soft_limit_bytes(), 80ull << 20);
+  MemoryLimiter off(config::MemoryLimiterProcessorConfig{}, [] { return ~std::uint64_t{0}; });
+  pdata::LogsData d;
+  EXPECT_TRUE(off.process(d).accepted());
+  EXPECT_GT(MemoryLimiter::read_rss(), 0u);
+}
+
+}  // namespace
+}  // namespace tern::processor
