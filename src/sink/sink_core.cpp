@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <unordered_map>
@@ -47,11 +48,21 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           out += fmt::format("\\u{:04x}", c);
@@ -69,7 +80,8 @@ std::string json_string(std::string_view s) {
   return out;
 }
 
-std::string percent_decode(std::string_view s) {
+// `plus_is_space`: only query strings (form encoding) turn '+' into ' '; in a path it is a '+'.
+std::string percent_decode(std::string_view s, bool plus_is_space) {
   std::string out;
   out.reserve(s.size());
   auto hex = [](char c) -> int {
@@ -82,7 +94,7 @@ std::string percent_decode(std::string_view s) {
     if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
       out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
       i += 2;
-    } else if (s[i] == '+') {
+    } else if (plus_is_space && s[i] == '+') {
       out += ' ';
     } else {
       out += s[i];
@@ -96,7 +108,8 @@ std::string query_param(std::string_view query, std::string_view name) {
     size_t amp = query.find('&');
     std::string_view kv = query.substr(0, amp);
     size_t eq = kv.find('=');
-    if (kv.substr(0, eq) == name) return eq == std::string_view::npos ? std::string() : percent_decode(kv.substr(eq + 1));
+    if (kv.substr(0, eq) == name)
+      return eq == std::string_view::npos ? std::string() : percent_decode(kv.substr(eq + 1), true);
     if (amp == std::string_view::npos) break;
     query.remove_prefix(amp + 1);
   }
@@ -117,14 +130,17 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 // Elasticsearch's whole-request error body.
 Reply es_error(int status, std::string_view type, std::string_view reason) {
   std::string t = json_string(type), r = json_string(reason);
-  return Reply{status, fmt::format(R"({{"error":{{"root_cause":[{{"type":{0},"reason":{1}}}],"type":{0},"reason":{1}}},"status":{2}}})",
-                                   t, r, status)};
+  return Reply{
+      status,
+      fmt::format(
+          R"({{"error":{{"root_cause":[{{"type":{0},"reason":{1}}}],"type":{0},"reason":{1}}},"status":{2}}})",
+          t, r, status)};
 }
 
 // filter_path: comma-separated dotted paths, `*` globs per component. Arrays are
 // transparent (as in Elasticsearch), so `items.*.status` matches the action name.
 class PathFilter {
-public:
+ public:
   explicit PathFilter(std::string_view spec) {
     if (spec.empty()) return;
     for (auto p : split(spec, ',')) {
@@ -148,7 +164,7 @@ public:
     return best;
   }
 
-private:
+ private:
   std::vector<std::vector<std::string_view>> patterns_;
   bool active_ = false;
 };
@@ -156,7 +172,7 @@ private:
 // JSON writer that applies a PathFilter: containers are opened lazily, so filtered
 // out or empty ones never appear (like Elasticsearch's filter_path output).
 class FilteredWriter {
-public:
+ public:
   FilteredWriter(std::string& out, const PathFilter& f) : out_(out), f_(f) {
     out_ += '{';
     frames_.push_back({"", true, false, 0, f.active() ? 1 : 2, false});
@@ -201,7 +217,7 @@ public:
   void num(std::string_view key, int64_t v) { raw(key, fmt::format("{}", v)); }
   void finish() { out_ += '}'; }
 
-private:
+ private:
   struct Frame {
     std::string_view key;
     bool opened;
@@ -233,10 +249,14 @@ private:
 enum class Op { kCreate, kIndex, kDelete, kUpdate };
 const char* op_name(Op op) {
   switch (op) {
-    case Op::kCreate: return "create";
-    case Op::kIndex: return "index";
-    case Op::kDelete: return "delete";
-    case Op::kUpdate: return "update";
+    case Op::kCreate:
+      return "create";
+    case Op::kIndex:
+      return "index";
+    case Op::kDelete:
+      return "delete";
+    case Op::kUpdate:
+      return "update";
   }
   return "index";
 }
@@ -262,8 +282,34 @@ compression::GzipDecompressor& gunzip() {
   return *t_gunzip;
 }
 
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  }
+  return true;
+}
+
+// Elasticsearch field semantics: `a.b` names both {"a.b":..} and {"a":{"b":..}} (and mixes).
+bool has_field(simdjson::dom::object obj, std::string_view name, int depth = 0) {
+  if (depth > 64) return false;
+  for (auto field : obj) {
+    std::string_view key = field.key;
+    if (key == name) return true;
+    simdjson::dom::object sub;
+    if (name.size() > key.size() && name[key.size()] == '.' && name.substr(0, key.size()) == key &&
+        field.value.get_object().get(sub) == simdjson::SUCCESS &&
+        has_field(sub, name.substr(key.size() + 1), depth + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string_view trim_cr(std::string_view line) {
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+    line.remove_suffix(1);
   return line;
 }
 
@@ -366,10 +412,12 @@ std::string SinkCore::stats_json() const {
       R"({{"docs":{},"requests":{},"bulk_requests":{},"bytes_compressed":{},"bytes_uncompressed":{},"items_by_status":{{)",
       s.docs, s.requests, s.bulk_requests, s.bytes_compressed, s.bytes_uncompressed);
   bool first = true;
-  for (auto& [k, v] : s.items_by_status) out += fmt::format(R"({}"{}":{})", std::exchange(first, false) ? "" : ",", k, v);
+  for (auto& [k, v] : s.items_by_status)
+    out += fmt::format(R"({}"{}":{})", std::exchange(first, false) ? "" : ",", k, v);
   out += R"(},"bulk_by_status":{)";
   first = true;
-  for (auto& [k, v] : s.bulk_by_status) out += fmt::format(R"({}"{}":{})", std::exchange(first, false) ? "" : ",", k, v);
+  for (auto& [k, v] : s.bulk_by_status)
+    out += fmt::format(R"({}"{}":{})", std::exchange(first, false) ? "" : ",", k, v);
   out += R"(},"indices":{)";
   {
     std::lock_guard lk(state_->mu);
@@ -391,7 +439,8 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     return es_error(400, "action_request_validation_exception", "Validation Failed: 1: no requests added;");
   }
   if (body.back() != '\n') {
-    return es_error(400, "illegal_argument_exception", "The bulk request must be terminated by a newline [\\n]");
+    return es_error(400, "illegal_argument_exception",
+                    "The bulk request must be terminated by a newline [\\n]");
   }
   // simdjson reads up to SIMDJSON_PADDING bytes past each line: make them exist.
   body.append(simdjson::SIMDJSON_PADDING, ' ');
@@ -413,7 +462,8 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     size_t action_line = line_no;
     auto malformed = [&](std::string_view why) {
-      return es_error(400, "illegal_argument_exception", fmt::format("Malformed action/metadata line [{}], {}", action_line, why));
+      return es_error(400, "illegal_argument_exception",
+                      fmt::format("Malformed action/metadata line [{}], {}", action_line, why));
     };
     simdjson::dom::element el;
     if (parser.parse(line.data(), line.size(), false).get(el) != simdjson::SUCCESS) {
@@ -434,10 +484,12 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     } else if (key == "update") {
       it.op = Op::kUpdate;
     } else {
-      return malformed(fmt::format("expected field [create], [delete], [index] or [update] but found [{}]", key));
+      return malformed(
+          fmt::format("expected field [create], [delete], [index] or [update] but found [{}]", key));
     }
     simdjson::dom::object meta;
-    if (field.value.get_object().get(meta) != simdjson::SUCCESS) return malformed("expected START_OBJECT after the action name");
+    if (field.value.get_object().get(meta) != simdjson::SUCCESS)
+      return malformed("expected START_OBJECT after the action name");
     std::string_view sv;
     // Views into `body` stay valid: the parser's string buffer is reused per line, so copy.
     std::string index_copy, id_copy;
@@ -455,7 +507,8 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
       std::string_view doc;
       if (!next_line(doc)) {
         return es_error(400, "illegal_argument_exception",
-                        fmt::format("Malformed action/metadata line [{}], missing the document source line", action_line));
+                        fmt::format("Malformed action/metadata line [{}], missing the document source line",
+                                    action_line));
       }
       it.doc = doc;
     }
@@ -476,6 +529,18 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     index_names.push_back(it.error_reason.empty() ? std::string(default_index) : std::move(it.error_reason));
     it.error_reason.clear();
     it.index = index_names.back();
+  }
+
+  // Elasticsearch generates missing ids on the coordinating node, before any shard-level
+  // failure, so failed items carry their generated _id too.
+  for (auto& it : items) {
+    if (it.id_given || it.op == Op::kDelete) continue;
+    uint64_t k = splitmix(opt_.seed) ^ id_counter_.fetch_add(1, std::memory_order_relaxed);
+    static constexpr char kAlpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    it.id.assign(20, 'A');
+    uint64_t hi = splitmix(opt_.seed + 7);
+    for (int i = 0; i < 9; ++i) it.id[i] = kAlpha[(hi >> (6 * i)) & 63];
+    for (int i = 0; i < 11; ++i) it.id[19 - i] = kAlpha[(k >> (6 * i)) & 63];
   }
 
   // Per-item decisions that need no shared state: rejections and document validation.
@@ -502,10 +567,11 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
       it.error_reason = "failed to parse";
       continue;
     }
-    if (!opt_.mapping_error_field.empty() && obj[opt_.mapping_error_field].error() == simdjson::SUCCESS) {
+    if (!opt_.mapping_error_field.empty() && has_field(obj, opt_.mapping_error_field)) {
       it.status = 400;
       it.error_type = "mapper_parsing_exception";
-      it.error_reason = fmt::format("failed to parse field [{}] of type [long] in document", opt_.mapping_error_field);
+      it.error_reason =
+          fmt::format("failed to parse field [{}] of type [long] in document", opt_.mapping_error_field);
     }
   }
 
@@ -516,7 +582,8 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     for (auto& it : items) {
       if (it.status) continue;
       auto found = state_->indices.find(it.index);
-      if (found == state_->indices.end()) found = state_->indices.emplace(std::string(it.index), State::Index{}).first;
+      if (found == state_->indices.end())
+        found = state_->indices.emplace(std::string(it.index), State::Index{}).first;
       auto& idx = found->second;
       if (it.op == Op::kDelete) {
         if (it.id_given && idx.ids.erase(it.id)) {
@@ -532,12 +599,6 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
       }
       if (!it.id_given) {
         // Generated ids are unique by construction: not stored.
-        uint64_t k = splitmix(opt_.seed) ^ id_counter_.fetch_add(1, std::memory_order_relaxed);
-        static constexpr char kAlpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-        it.id.assign(20, 'A');
-        uint64_t hi = splitmix(opt_.seed + 7);
-        for (int i = 0; i < 9; ++i) it.id[i] = kAlpha[(hi >> (6 * i)) & 63];
-        for (int i = 0; i < 11; ++i) it.id[19 - i] = kAlpha[(k >> (6 * i)) & 63];
         ++idx.count;
         it.status = 201;
         it.result = "created";
@@ -548,7 +609,8 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
       } else if (it.op == Op::kCreate) {
         it.status = 409;
         it.error_type = "version_conflict_engine_exception";
-        it.error_reason = fmt::format("[{}]: version conflict, document already exists (current version [1])", it.id);
+        it.error_reason =
+            fmt::format("[{}]: version conflict, document already exists (current version [1])", it.id);
       } else {
         it.status = 200;
         it.result = "updated";
@@ -580,7 +642,8 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
   Reply reply;
   reply.body.reserve(items.size() * (filter.active() ? 60 : 200) + 64);
   FilteredWriter w(reply.body, filter);
-  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  auto took =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
   w.num("took", took);
   w.raw("errors", errors ? "true" : "false");
   w.begin("items", true);
@@ -592,7 +655,12 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     if (it.result) {
       w.num("_version", it.version);
       w.str("result", it.result);
-      w.raw("_shards", R"({"total":1,"successful":1,"failed":0})");
+      // Written field by field so that filter_path can select inside it (items.*._shards.failed).
+      w.begin("_shards", false);
+      w.num("total", 1);
+      w.num("successful", 1);
+      w.num("failed", 0);
+      w.end();
       w.num("_seq_no", 0);
       w.num("_primary_term", 1);
     }
@@ -617,7 +685,7 @@ Reply SinkCore::handle(Request& req) {
   std::string_view target = req.target;
   size_t q = target.find('?');
   std::string_view query = q == std::string_view::npos ? std::string_view() : target.substr(q + 1);
-  std::string path = percent_decode(target.substr(0, q));
+  std::string path = percent_decode(target.substr(0, q), false);
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   std::vector<std::string_view> parts;
   for (auto p : split(path, '/')) {
@@ -632,11 +700,12 @@ Reply SinkCore::handle(Request& req) {
 
   if (parts.empty()) {
     if (m != "GET" && !head) return es_error(405, "illegal_argument_exception", "method not allowed on /");
-    return finish(Reply{200, R"({"name":"tern-sink","cluster_name":"tern","cluster_uuid":"tern-sink-0000000000",)"
-                             R"("version":{"number":"8.15.0","build_flavor":"default","build_type":"tar",)"
-                             R"("build_hash":"tern","build_date":"2024-08-05T10:05:34.233336849Z","build_snapshot":false,)"
-                             R"("lucene_version":"9.11.1","minimum_wire_compatibility_version":"7.17.0",)"
-                             R"("minimum_index_compatibility_version":"7.0.0"},"tagline":"You Know, for Search"})"});
+    return finish(Reply{
+        200, R"({"name":"tern-sink","cluster_name":"tern","cluster_uuid":"tern-sink-0000000000",)"
+             R"("version":{"number":"8.15.0","build_flavor":"default","build_type":"tar",)"
+             R"("build_hash":"tern","build_date":"2024-08-05T10:05:34.233336849Z","build_snapshot":false,)"
+             R"("lucene_version":"9.11.1","minimum_wire_compatibility_version":"7.17.0",)"
+             R"("minimum_index_compatibility_version":"7.0.0"},"tagline":"You Know, for Search"})"});
   }
   const std::string_view p0 = parts[0];
   if (p0 == "_index_template" || p0 == "_component_template" || p0 == "_data_stream" ||
@@ -645,7 +714,8 @@ Reply SinkCore::handle(Request& req) {
   }
   if (p0 == "_sink" && parts.size() == 2 && parts[1] == "stats") return finish(Reply{200, stats_json()});
   if (p0 == "_cluster" && parts.size() == 2 && parts[1] == "health") {
-    return finish(Reply{200, R"({"cluster_name":"tern","status":"green","timed_out":false,"number_of_nodes":1})"});
+    return finish(
+        Reply{200, R"({"cluster_name":"tern","status":"green","timed_out":false,"number_of_nodes":1})"});
   }
   if (p0 == "_cat" && parts.size() >= 2 && parts[1] == "indices") {
     std::string pattern = parts.size() >= 3 ? std::string(parts[2]) : "*";
@@ -672,7 +742,8 @@ Reply SinkCore::handle(Request& req) {
   }
   const bool bulk_path = (parts.size() == 1 && p0 == "_bulk") || (parts.size() == 2 && parts[1] == "_bulk");
   if (bulk_path) {
-    if (m != "POST" && m != "PUT") return es_error(405, "illegal_argument_exception", "_bulk needs POST or PUT");
+    if (m != "POST" && m != "PUT")
+      return es_error(405, "illegal_argument_exception", "_bulk needs POST or PUT");
     bulk_requests_.fetch_add(1, std::memory_order_relaxed);
     Reply r;
     if (roll(request_rolls_, 2, opt_.drop_connection_rate)) {
@@ -681,30 +752,44 @@ Reply SinkCore::handle(Request& req) {
       return r;
     }
     if (roll(request_rolls_, 3, opt_.request_429_rate)) {
-      r = es_error(429, "es_rejected_execution_exception", "rejected execution of bulk request [tern sink fault injection]");
+      r = es_error(429, "es_rejected_execution_exception",
+                   "rejected execution of bulk request [tern sink fault injection]");
     } else if (roll(request_rolls_, 4, opt_.request_503_rate)) {
-      r = es_error(503, "unavailable_shards_exception", "primary shard is not active [tern sink fault injection]");
+      r = es_error(503, "unavailable_shards_exception",
+                   "primary shard is not active [tern sink fault injection]");
     } else {
       bytes_c_.fetch_add(req.body.size(), std::memory_order_relaxed);
       std::string* body = &req.body;
       std::string plain;
-      bool gz = req.content_encoding == "gzip";
+      const bool gz = iequals(req.content_encoding, "gzip") || iequals(req.content_encoding, "x-gzip");
       if (gz) {
-        // The gzip trailer's ISIZE (size mod 2^32) tells oversize bodies apart from corrupt ones.
+        // The decompressor stops at max_content_length, so neither a zip bomb nor an oversize
+        // body costs more than the limit. The gzip trailer's ISIZE is not trusted to tell the
+        // two failures apart: in a truncated body those 4 bytes are arbitrary deflate data.
+        std::string err;
+        bool too_large = false;
+        // GzipDecompressor sizes its first output buffer from ISIZE (up to the limit, zero-filled),
+        // so garbage would cost a 100 MB allocation per request. Deflate cannot expand more than
+        // ~1032:1, so a larger ISIZE is corrupt: refuse it (and non-gzip bytes) up front.
         const auto& b = req.body;
         uint64_t isize = 0;
         if (b.size() >= 18) {
-          for (int i = 0; i < 4; ++i) isize |= uint64_t(static_cast<unsigned char>(b[b.size() - 4 + i])) << (8 * i);
+          for (int i = 0; i < 4; ++i)
+            isize |= uint64_t(static_cast<unsigned char>(b[b.size() - 4 + i])) << (8 * i);
         }
-        std::string err;
-        if (isize > opt_.max_content_length) {
-          r = es_error(413, "content_too_long_exception", "request body is too large");
+        if (!compression::looks_gzipped(b) || b.size() < 18) {
+          r = es_error(400, "illegal_argument_exception", "invalid gzip body: not gzip data");
+        } else if (isize > uint64_t(b.size()) * 1100 + 4096) {
+          r = es_error(400, "illegal_argument_exception", "invalid gzip body: corrupt gzip trailer");
         } else if (!gunzip().decompress(b, plain, opt_.max_content_length, &err)) {
-          r = es_error(400, "illegal_argument_exception", "invalid gzip body: " + err);
+          too_large = err.rfind("decompressed body exceeds", 0) == 0;
+          r = too_large ? es_error(413, "content_too_long_exception", "request body is too large")
+                        : es_error(400, "illegal_argument_exception", "invalid gzip body: " + err);
         }
         body = &plain;
-      } else if (!req.content_encoding.empty() && req.content_encoding != "identity") {
-        r = es_error(400, "illegal_argument_exception", fmt::format("unsupported Content-Encoding [{}]", req.content_encoding));
+      } else if (!req.content_encoding.empty() && !iequals(req.content_encoding, "identity")) {
+        r = es_error(400, "illegal_argument_exception",
+                     fmt::format("unsupported Content-Encoding [{}]", req.content_encoding));
       }
       if (r.status == 200 && body->size() > opt_.max_content_length) {
         r = es_error(413, "content_too_long_exception", "request body is too large");
@@ -725,12 +810,15 @@ Reply SinkCore::handle(Request& req) {
     if (c < 0) {
       return finish(es_error(404, "index_not_found_exception", fmt::format("no such index [{}]", pattern)));
     }
-    return finish(Reply{200, fmt::format(R"({{"count":{},"_shards":{{"total":1,"successful":1,"skipped":0,"failed":0}}}})", c)});
+    return finish(Reply{
+        200,
+        fmt::format(R"({{"count":{},"_shards":{{"total":1,"successful":1,"skipped":0,"failed":0}}}})", c)});
   }
   if ((parts.size() == 1 && p0 == "_refresh") || (parts.size() == 2 && parts[1] == "_refresh")) {
     return finish(Reply{200, R"({"_shards":{"total":1,"successful":1,"failed":0}})"});
   }
-  return finish(es_error(404, "illegal_argument_exception",
+  // Elasticsearch answers unknown endpoints with 400, not 404 (RestController#handleBadRequest).
+  return finish(es_error(400, "illegal_argument_exception",
                          fmt::format("no handler found for uri [{}] and method [{}]", path, m)));
 }
 

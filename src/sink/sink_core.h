@@ -41,7 +41,7 @@ struct SinkStats {
 };
 
 class SinkCore {
-public:
+ public:
   explicit SinkCore(SinkOptions options);
   ~SinkCore();
   SinkCore(const SinkCore&) = delete;
@@ -56,7 +56,7 @@ public:
   SinkStats stats() const;
   void flush_dump();
 
-private:
+ private:
   struct State;
   struct Dump;
   bool roll(std::atomic<uint64_t>& counter, uint64_t stream, double rate);

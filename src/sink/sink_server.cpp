@@ -18,24 +18,27 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 class Session : public std::enable_shared_from_this<Session> {
-public:
+ public:
   Session(tcp::socket socket, SinkCore& core, std::size_t body_limit)
       : stream_(std::move(socket)), timer_(stream_.get_executor()), core_(core), body_limit_(body_limit) {}
   void start() {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
   }
 
-private:
+ private:
   void read_header() {
     parser_.emplace();
     // Bodies are capped at the wire; max_content_length (uncompressed) is checked by SinkCore.
     parser_->body_limit(body_limit_);
     parser_->header_limit(64 * 1024);
-    http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-      self->on_header(ec);
-    });
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
   }
   void on_header(beast::error_code ec) {
+    // A Content-Length over the wire cap is known from the header: answer 413 instead of
+    // sending 100 Continue (or resetting), so the client learns to split the batch.
+    if (ec == http::error::body_limit) return reject_too_large();
     if (ec) return close();
     auto& req = parser_->get();
     if (beast::iequals(req[http::field::expect], "100-continue")) {
@@ -49,20 +52,23 @@ private:
     read_body();
   }
   void read_body() {
-    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-      self->on_read(ec);
-    });
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
   void on_read(beast::error_code ec) {
-    if (ec == http::error::body_limit) {
-      Reply r{413, R"({"error":{"type":"content_too_long_exception","reason":"request body is too large"},"status":413})"};
-      keep_alive_ = false;
-      return respond(std::move(r), 11);
-    }
+    if (ec == http::error::body_limit) return reject_too_large();
     if (ec) return close();
     auto& req = parser_->get();
     Request r{req.method_string(), req.target(), req[http::field::content_encoding], std::move(req.body())};
-    Reply reply = core_.handle(r);
+    Reply reply;
+    try {
+      reply = core_.handle(r);
+    } catch (const std::exception& e) {
+      // An exception escaping a handler would end the io_context thread (and the process).
+      spdlog::error("tern sink: {} {}: {}", req.method_string(), req.target(), e.what());
+      reply =
+          Reply{500, R"({"error":{"type":"exception","reason":"tern sink internal error"},"status":500})"};
+    }
     keep_alive_ = req.keep_alive();
     int version = req.version();
     if (reply.drop_connection) return close();
@@ -78,6 +84,16 @@ private:
       return;
     }
     respond(std::move(reply), version);
+  }
+  void reject_too_large() {
+    // The unread rest of the body would be parsed as the next request: close after answering.
+    keep_alive_ = false;
+    respond(
+        Reply{
+            413,
+            R"({"error":{"root_cause":[{"type":"content_too_long_exception","reason":"request body is too large"}],)"
+            R"("type":"content_too_long_exception","reason":"request body is too large"},"status":413})"},
+        parser_ && parser_->is_header_done() ? parser_->get().version() : 11);
   }
   void respond(Reply reply, int version) {
     res_.emplace(static_cast<http::status>(reply.status), version);
@@ -128,7 +144,8 @@ SinkServer::SinkServer(SinkOptions options) : core_(options), impl_(std::make_un
   options_port_ = options.port;
   // Wire cap: generous over the uncompressed limit so oversize plain bodies are still read
   // and answered 413 on a kept-alive connection, but bounded against abuse.
-  body_limit_ = std::min<std::size_t>(std::max<std::size_t>(options.max_content_length, 1) * 2 + (1u << 20), 2ull << 30);
+  body_limit_ = std::min<std::size_t>(std::max<std::size_t>(options.max_content_length, 1) * 2 + (1u << 20),
+                                      2ull << 30);
 }
 
 SinkServer::~SinkServer() { stop(); }
@@ -149,14 +166,16 @@ uint16_t SinkServer::start() {
 }
 
 void SinkServer::do_accept() {
-  impl_->acceptor.async_accept(asio::make_strand(impl_->ioc), [this](beast::error_code ec, tcp::socket socket) {
-    if (ec == asio::error::operation_aborted || !impl_->acceptor.is_open()) return;
-    if (!ec) {
-      socket.set_option(tcp::no_delay(true), ec);
-      std::make_shared<Session>(std::move(socket), core_, body_limit_)->start();
-    }
-    do_accept();
-  });
+  impl_->acceptor.async_accept(asio::make_strand(impl_->ioc),
+                               [this](beast::error_code ec, tcp::socket socket) {
+                                 if (ec == asio::error::operation_aborted || !impl_->acceptor.is_open())
+                                   return;
+                                 if (!ec) {
+                                   socket.set_option(tcp::no_delay(true), ec);
+                                   std::make_shared<Session>(std::move(socket), core_, body_limit_)->start();
+                                 }
+                                 do_accept();
+                               });
 }
 
 void SinkServer::schedule_flush() {

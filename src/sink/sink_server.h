@@ -1,8 +1,8 @@
 #pragma once
 // `tern sink` server: Beast HTTP/1.1 with keep-alive on one io_context run by
 // `threads` threads (one strand per connection). Usable in-process (demo, tests).
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -12,7 +12,7 @@
 namespace tern::sink {
 
 class SinkServer {
-public:
+ public:
   explicit SinkServer(SinkOptions options);
   ~SinkServer();  // stops
   SinkServer(const SinkServer&) = delete;
@@ -26,7 +26,7 @@ public:
   int64_t count(std::string_view index_pattern) const { return core_.count(index_pattern); }
   SinkCore& core() { return core_; }
 
-private:
+ private:
   struct Impl;
   void do_accept();
   void schedule_flush();

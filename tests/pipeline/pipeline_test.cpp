@@ -1,0 +1,98 @@
+// Pipelines: processors in order, fan-out to exporters, refusals, copies for fan-out
+// across pipelines whose processors change batches.
+#include <gtest/gtest.h>
+
+#include "otlp/json_codec.h"
+#include "pipeline/pipeline.h"
+#include "processor/attributes_processor.h"
+
+namespace tern::pipeline {
+namespace {
+
+// An exporter stage that records what it got and answers what it is told to.
+class RecordingStage final : public ExporterStage {
+public:
+  ConsumeResult answer = ConsumeResult::ok();
+  std::vector<std::shared_ptr<pdata::LogsData>> logs;
+  void start() override {}
+  void shutdown(std::chrono::milliseconds) override {}
+  void collect_metrics(std::vector<MetricSample>&) const override {}
+  ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
+    logs.push_back(std::move(b));
+    return answer;
+  }
+  ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData>) override { return answer; }
+  ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData>) override { return answer; }
+};
+
+std::shared_ptr<pdata::LogsData> logs() {
+  auto d = std::make_shared<pdata::LogsData>();
+  EXPECT_FALSE(otlp::decode_logs_json(
+      R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":{"stringValue":"x"}}]}]}]})", *d));
+  return d;
+}
+
+std::shared_ptr<processor::Processor> upsert(const std::string& key, const std::string& value) {
+  config::AttributesProcessorConfig c;
+  c.actions.push_back({key, value, config::AttributesProcessorConfig::Action::kUpsert});
+  return std::make_shared<processor::AttributesProcessor>(c, processor::AttributesProcessor::Target::kRecords);
+}
+
+std::string attrs_json(const pdata::LogsData& d) {
+  std::string out;
+  otlp::encode_logs_json(d, out);
+  return out;
+}
+
+TEST(Pipeline, ProcessorsRunThenEveryExporterGetsTheBatch) {
+  auto a = std::make_shared<RecordingStage>(), b = std::make_shared<RecordingStage>();
+  Pipeline p("logs", {upsert("k", "v")}, {a, b});
+  ASSERT_TRUE(p.consume_logs(logs()).accepted());
+  ASSERT_EQ(a->logs.size(), 1u);
+  ASSERT_EQ(b->logs.size(), 1u);
+  EXPECT_EQ(a->logs[0], b->logs[0]) << "one pipeline: exporters share the batch";
+  EXPECT_NE(attrs_json(*a->logs[0]).find(R"("key":"k")"), std::string::npos);
+}
+
+TEST(Pipeline, TheFirstRefusalIsTheAnswer) {
+  auto a = std::make_shared<RecordingStage>(), b = std::make_shared<RecordingStage>();
+  b->answer = ConsumeResult::retry_later("full", std::chrono::seconds(2));
+  Pipeline p("logs", {}, {a, b});
+  auto r = p.consume_logs(logs());
+  EXPECT_EQ(r.code, ConsumeCode::kRetryLater);
+  EXPECT_EQ(r.message, "full");
+  EXPECT_EQ(a->logs.size(), 1u) << "the exporter that took it keeps it (a retry duplicates there)";
+}
+
+TEST(ReceiverRouter, PipelinesThatChangeBatchesGetTheirOwnCopy) {
+  auto a = std::make_shared<RecordingStage>(), b = std::make_shared<RecordingStage>();
+  ReceiverRouter router;
+  router.add(pdata::Signal::Logs, std::make_shared<Pipeline>("logs/a", std::vector{upsert("team", "a")},
+                                                             std::vector<std::shared_ptr<ExporterStage>>{a}));
+  router.add(pdata::Signal::Logs, std::make_shared<Pipeline>("logs/b", std::vector{upsert("team", "b")},
+                                                             std::vector<std::shared_ptr<ExporterStage>>{b}));
+  ASSERT_TRUE(router.consume_logs(logs()).accepted());
+  ASSERT_EQ(a->logs.size(), 1u);
+  ASSERT_EQ(b->logs.size(), 1u);
+  EXPECT_NE(a->logs[0], b->logs[0]);
+  EXPECT_NE(attrs_json(*a->logs[0]).find(R"({"stringValue":"a"})"), std::string::npos);
+  EXPECT_EQ(attrs_json(*a->logs[0]).find(R"({"stringValue":"b"})"), std::string::npos) << attrs_json(*a->logs[0]);
+  EXPECT_NE(attrs_json(*b->logs[0]).find(R"({"stringValue":"b"})"), std::string::npos);
+}
+
+TEST(ReceiverRouter, ASignalWithoutPipelineIsInvalid) {
+  ReceiverRouter router;
+  auto r = router.consume_traces(std::make_shared<pdata::TracesData>());
+  EXPECT_EQ(r.code, ConsumeCode::kInvalid);
+}
+
+TEST(Clone, IsDeepAndEqual) {
+  auto d = logs();
+  auto c = clone(*d);
+  EXPECT_EQ(attrs_json(*c), attrs_json(*d));
+  EXPECT_NE(c->resource_logs[0].scope_logs[0].log_records[0].body.string_value.data(),
+            d->resource_logs[0].scope_logs[0].log_records[0].body.string_value.data());
+}
+
+}  // namespace
+}  // namespace tern::pipeline

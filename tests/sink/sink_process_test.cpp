@@ -1,0 +1,226 @@
+// The real `tern sink` binary as a child process, spoken to over loopback with Beast.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "compression/gzip.h"
+#include "support/process.h"
+
+namespace tern::sink {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+const std::string kTern = TERN_BIN_DIR "/tern";
+
+struct Sink {
+  test::Process proc;
+  uint16_t port = 0;
+  explicit Sink(std::vector<std::string> extra) : proc(args(std::move(extra))) {
+    auto line = proc.wait_for_line("tern sink listening on ", 20s);
+    if (!line) throw std::runtime_error("sink did not start:\n" + proc.output());
+    port = test::parse_listen_port(*line).value_or(0);
+  }
+  static std::vector<std::string> args(std::vector<std::string> extra) {
+    std::vector<std::string> a{kTern, "sink", "--listen", "127.0.0.1:0"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+};
+
+// One keep-alive connection.
+struct Client {
+  asio::io_context ioc;
+  tcp::socket sock{ioc};
+  beast::flat_buffer buf;
+  explicit Client(uint16_t port) { sock.connect({asio::ip::make_address("127.0.0.1"), port}); }
+
+  http::response<http::string_body> send(http::verb verb, std::string target, std::string body = {},
+                                         bool gzip = false, bool expect_continue = false) {
+    http::request<http::string_body> req{verb, target, 11};
+    req.set(http::field::host, "127.0.0.1");
+    req.set(http::field::content_type, "application/x-ndjson");
+    req.keep_alive(true);
+    if (gzip) {
+      compression::GzipCompressor c(1);
+      std::string z;
+      c.compress(body, z);
+      body = std::move(z);
+      req.set(http::field::content_encoding, "gzip");
+    }
+    req.body() = std::move(body);
+    req.prepare_payload();
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(256u << 20);
+    if (verb == http::verb::head) parser.skip(true);
+    if (expect_continue) {
+      // Header first, then the body only after the server's interim 100 Continue.
+      req.set(http::field::expect, "100-continue");
+      http::request_serializer<http::string_body> sr{req};
+      http::write_header(sock, sr);
+      http::response_parser<http::string_body> interim;
+      http::read(sock, buf, interim);
+      // A final answer instead of 100 Continue (e.g. 413): the body is never sent.
+      if (interim.get().result() != http::status::continue_) return interim.release();
+      http::write(sock, sr);
+    } else {
+      http::write(sock, req);
+    }
+    http::read(sock, buf, parser);
+    return parser.release();
+  }
+};
+
+std::string docs(int n, int first_id) {
+  std::string body;
+  for (int i = 0; i < n; ++i) {
+    body += R"({"create":{"_index":"logs-proc","_id":")" + std::to_string(first_id + i) + "\"}}\n";
+    body += R"({"@timestamp":"2024-01-01T00:00:00Z","body":{"text":"line )" + std::to_string(i) + "\"}}\n";
+  }
+  return body;
+}
+
+std::filesystem::path temp_path(std::string_view name) {
+  return std::filesystem::temp_directory_path() / (std::string(name) + "-" + std::to_string(::getpid()));
+}
+
+TEST(SinkProcess, KeepAliveGzipContinueAndCleanShutdown) {
+  auto dump = temp_path("tern-sink-proc-dump");
+  std::filesystem::remove(dump);
+  {
+    Sink sink({"--dump", dump.string(), "--threads", "2"});
+    ASSERT_NE(sink.port, 0);
+    Client c(sink.port);
+    auto local = c.sock.local_endpoint();
+
+    auto root = c.send(http::verb::get, "/");
+    EXPECT_EQ(root.result_int(), 200);
+    EXPECT_EQ(root[("X-Elastic-Product")], "Elasticsearch");
+    EXPECT_EQ(root[http::field::content_type], "application/json");
+    EXPECT_EQ(json::parse(root.body())["version"]["number"].get<std::string>().substr(0, 2), "8.");
+    EXPECT_TRUE(root.keep_alive());
+
+    auto head = c.send(http::verb::head, "/");
+    EXPECT_EQ(head.result_int(), 200);
+    EXPECT_EQ(head["X-Elastic-Product"], "Elasticsearch");
+
+    EXPECT_EQ(c.send(http::verb::put, "/_index_template/t", "{}").body(), R"({"acknowledged":true})");
+
+    auto r = c.send(http::verb::post, "/_bulk?filter_path=errors", docs(1000, 0));
+    EXPECT_EQ(r.result_int(), 200);
+    EXPECT_EQ(r.body(), R"({"errors":false})");
+    r = c.send(http::verb::post, "/_bulk?filter_path=errors", docs(1000, 1000), /*gzip=*/true);
+    EXPECT_EQ(r.body(), R"({"errors":false})");
+    r = c.send(http::verb::post, "/_bulk?filter_path=errors", docs(1000, 2000), true,
+               /*expect_continue=*/true);
+    EXPECT_EQ(r.body(), R"({"errors":false})");
+    r = c.send(http::verb::post, "/_bulk?filter_path=items.*.status", docs(2, 1999), false, true);
+    EXPECT_EQ(r.body(), R"({"items":[{"create":{"status":409}},{"create":{"status":409}}]})");
+
+    auto count = c.send(http::verb::get, "/logs-*/_count");
+    EXPECT_EQ(json::parse(count.body())["count"], 3000);
+    auto stats = json::parse(c.send(http::verb::get, "/_sink/stats").body());
+    EXPECT_EQ(stats["docs"], 3000);
+    EXPECT_EQ(stats["bulk_requests"], 4);
+    EXPECT_EQ(stats["items_by_status"]["409"], 2);
+    // Everything above went over the one connection.
+    EXPECT_EQ(c.sock.local_endpoint(), local);
+
+    // A second connection in parallel with the first still open.
+    Client c2(sink.port);
+    EXPECT_EQ(c2.send(http::verb::get, "/_cat/indices?format=json").result_int(), 200);
+
+    ASSERT_TRUE(sink.proc.signal(SIGTERM));
+    auto code = sink.proc.wait(10s);
+    ASSERT_TRUE(code.has_value()) << "no exit after SIGTERM";
+    EXPECT_EQ(*code, 0) << sink.proc.output();
+  }
+  std::ifstream in(dump);
+  int lines = 0;
+  std::string line, first;
+  while (std::getline(in, line)) {
+    if (lines++ == 0) first = line;
+  }
+  EXPECT_EQ(lines, 3000);  // flushed on SIGTERM, not only by the 1 s timer
+  EXPECT_EQ(
+      first,
+      R"({"_index":"logs-proc","_id":"0","_source":{"@timestamp":"2024-01-01T00:00:00Z","body":{"text":"line 0"}}})");
+  std::filesystem::remove(dump);
+}
+
+TEST(SinkProcess, OversizeContentLengthIs413BeforeContinue) {
+  Sink sink({"--max-content-length", "1000"});
+  Client c(sink.port);
+  // Under the wire cap but over the uncompressed limit: read, then refused by SinkCore.
+  auto r = c.send(http::verb::post, "/_bulk", docs(100, 0));
+  EXPECT_EQ(r.result_int(), 413);
+  EXPECT_EQ(json::parse(r.body())["error"]["type"], "content_too_long_exception");
+  EXPECT_TRUE(r.keep_alive());
+  // Over the wire cap (2 x limit + 1 MiB): refused from the header, instead of 100 Continue.
+  Client c2(sink.port);
+  r = c2.send(http::verb::post, "/_bulk", std::string(3u << 20, '\n'), false, true);
+  EXPECT_EQ(r.result_int(), 413);
+  EXPECT_EQ(c.send(http::verb::get, "/_count").result_int(), 200);
+  sink.proc.signal(SIGINT);
+  EXPECT_EQ(sink.proc.wait(10s), 0);
+}
+
+TEST(SinkProcess, FaultsOverTheWire) {
+  Sink sink({"--request-503-rate", "1", "--latency-ms", "1"});
+  Client c(sink.port);
+  auto r = c.send(http::verb::post, "/_bulk", docs(3, 0));
+  EXPECT_EQ(r.result_int(), 503);
+  EXPECT_EQ(json::parse(r.body())["error"]["type"], "unavailable_shards_exception");
+  Sink drop({"--drop-connection-rate", "1"});
+  Client d(drop.port);
+  EXPECT_THROW(d.send(http::verb::post, "/_bulk", docs(3, 0)), boost::system::system_error);
+}
+
+TEST(SinkProcess, BadArgumentsAndBusyPortFail) {
+  for (auto listen : {"nonsense", "127.0.0.1:99999", "127.0.0.1:12ab"}) {
+    test::Process p({kTern, "sink", "--listen", listen});
+    auto code = p.wait(10s);
+    ASSERT_TRUE(code.has_value());
+    EXPECT_NE(*code, 0) << listen;
+  }
+  Sink first({});
+  test::Process second({kTern, "sink", "--listen", "127.0.0.1:" + std::to_string(first.port)});
+  auto code = second.wait(10s);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 1);
+  EXPECT_NE(second.output().find("error"), std::string::npos) << second.output();
+}
+
+TEST(ProcessSupport, CapturesLinesAndExitCodes) {
+  test::Process p({"/bin/sh", "-c", "echo one; echo two >&2; printf 'tail'; exit 3"});
+  EXPECT_EQ(p.wait_for_line("tw", 10s, test::Stream::Stderr), "two");
+  EXPECT_EQ(p.wait(10s), 3);
+  EXPECT_EQ(p.lines(), (std::vector<std::string>{"one", "tail"}));
+  EXPECT_EQ(p.wait_for_line("nope", 1s), std::nullopt);  // stream closed: no waiting
+  test::Process sleeper({"/bin/sleep", "30"});
+  EXPECT_TRUE(sleeper.running());
+  EXPECT_EQ(sleeper.wait(10ms), std::nullopt);
+  sleeper.signal(SIGTERM);
+  EXPECT_EQ(sleeper.wait(10s), 128 + SIGTERM);
+  EXPECT_TRUE(test::cpu_time_us(::getpid()).has_value());
+  EXPECT_EQ(test::parse_listen_port("tern sink listening on 127.0.0.1:9200"), 9200);
+  EXPECT_EQ(test::parse_listen_port("x listening on [::1]:80\r"), 80);
+  EXPECT_EQ(test::parse_listen_port("listening on host"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace tern::sink
