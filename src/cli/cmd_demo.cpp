@@ -1,25 +1,29 @@
-// `tern demo`: the README's first command. Until the collector lands, it generates
-// logs, traces and metrics and runs them through Tern's codecs (OTLP/JSON encode, decode,
-// re-encode, Elasticsearch bulk encoding), checking that each OTLP round trip is
-// byte-identical, and prints a live line and a summary.
+// `tern demo`: the real pipeline on loopback, in one process so it needs no free ports
+// and leaves nothing behind: generator workers (each with its own OTLP/HTTP protobuf
+// client) -> the collector (OTLP receiver, batch, memory queue with early encoding,
+// Elasticsearch exporter) -> `tern sink`. At the end it checks that the sink holds
+// exactly what the collector accepted and prints throughput, CPU and memory.
 #include <sys/resource.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "cli/command.h"
-#include "encoding/elasticsearch/encoder.h"
+#include "config/loader.h"
+#include "exporter/otlp/otlp_client.h"
 #include "gen/workload.h"
-#include "otlp/json_codec.h"
+#include "otlp/proto_codec.h"
+#include "service/collector.h"
+#include "sink/sink_server.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct Totals {
-  std::uint64_t events = 0, json_bytes = 0, bulk_bytes = 0, bulk_items = 0, failures = 0;
-};
 
 double cpu_seconds() {
   rusage ru{};
@@ -27,98 +31,151 @@ double cpu_seconds() {
   return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
-
 long peak_rss_kib() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss;
 }
 
-struct Buffers {
-  std::string json, json2;
-  tern::encoding::EncodedBatch bulk;
-};
-
-// One batch of one signal: model -> OTLP/JSON -> model -> OTLP/JSON (must match) -> bulk.
-template <class Data, class Build, class EncJson, class DecJson, class EncEs>
-void round_trip(std::size_t n, std::uint64_t batch, Totals& t, Buffers& b, Build build, EncJson enc_json,
-                DecJson dec_json, EncEs enc_es) {
-  Data source;
-  build(n, source, tern::gen::now_unix_nano(), batch);
-  b.json.clear();  // the JSON encoders append
-  b.json2.clear();
-  enc_json(source, b.json);
-  Data decoded;
-  if (auto err = dec_json(b.json, decoded)) {
-    std::fprintf(stderr, "demo: OTLP/JSON decode failed: %s\n", err->to_string().c_str());
-    ++t.failures;
-    return;
-  }
-  enc_json(decoded, b.json2);
-  if (b.json2 != b.json) ++t.failures;
-  b.bulk.clear();
-  enc_es(decoded, b.bulk);
-  t.events += b.bulk.event_count();
-  t.json_bytes += b.json.size();
-  t.bulk_bytes += b.bulk.bytes();
-  t.bulk_items += b.bulk.size();
+std::string demo_config(std::uint16_t sink_port) {
+  return R"(receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:0
+processors:
+  batch:
+    timeout: 200ms
+exporters:
+  elasticsearch:
+    endpoints: [http://127.0.0.1:)" +
+         std::to_string(sink_port) + R"(]
+    flush:
+      interval: 100ms
+service:
+  telemetry:
+    metrics:
+      address: 127.0.0.1:0
+  pipelines:
+    logs: {receivers: [otlp], processors: [batch], exporters: [elasticsearch]}
+    traces: {receivers: [otlp], processors: [batch], exporters: [elasticsearch]}
+    metrics: {receivers: [otlp], processors: [batch], exporters: [elasticsearch]}
+)";
 }
 
-int run_demo(double duration_s, std::size_t batch_size) {
-  namespace otlp = tern::otlp;
-  namespace gen = tern::gen;
-  tern::encoding::es::Encoder encoder{tern::encoding::es::EncoderConfig{}};
-  Buffers b;
-  Totals t;
-  const auto start = Clock::now();
-  const double cpu_start = cpu_seconds();
-  auto next_print = start + std::chrono::seconds(1);
-  std::uint64_t batch = 0;
-  std::printf("tern demo: generating logs, traces and metrics for %.1f s (batches of %zu)\n", duration_s, batch_size);
-  while (std::chrono::duration<double>(Clock::now() - start).count() < duration_s) {
-    round_trip<tern::pdata::LogsData>(
-        batch_size, batch, t, b, gen::build_logs_workload,
-        [](const auto& d, std::string& o) { otlp::encode_logs_json(d, o); },
-        [](std::string_view in, auto& d) { return otlp::decode_logs_json(in, d); },
-        [&](const auto& d, auto& out) { encoder.encode_logs(d, out); });
-    round_trip<tern::pdata::TracesData>(
-        batch_size, batch, t, b, gen::build_traces_workload,
-        [](const auto& d, std::string& o) { otlp::encode_traces_json(d, o); },
-        [](std::string_view in, auto& d) { return otlp::decode_traces_json(in, d); },
-        [&](const auto& d, auto& out) { encoder.encode_traces(d, out); });
-    round_trip<tern::pdata::MetricsData>(
-        batch_size / 7 + 1, batch, t, b, gen::build_metrics_workload,
-        [](const auto& d, std::string& o) { otlp::encode_metrics_json(d, o); },
-        [](std::string_view in, auto& d) { return otlp::decode_metrics_json(in, d); },
-        [&](const auto& d, auto& out) { encoder.encode_metrics(d, out); });
-    ++batch;
-    if (Clock::now() >= next_print) {
-      const double el = std::chrono::duration<double>(Clock::now() - start).count();
-      std::printf("  %5.1f s  events %llu  (%.0f events/s through all stages)\n", el,
-                  static_cast<unsigned long long>(t.events), static_cast<double>(t.events) / el);
-      std::fflush(stdout);
-      next_print += std::chrono::seconds(1);
+struct Sent {
+  std::atomic<std::uint64_t> logs{0}, spans{0}, points{0}, refused{0}, failed{0};
+};
+
+// One generator worker: its own client and request bodies; cycles logs, traces, metrics.
+void worker(int id, std::uint16_t port, std::size_t batch, Clock::time_point until, Sent& sent) {
+  tern::exporter::otlp::OtlpClientOptions o;
+  o.protocol = tern::exporter::otlp::Protocol::Http;
+  o.endpoint = "127.0.0.1:" + std::to_string(port);
+  auto client = tern::exporter::otlp::make_otlp_client(o);
+  std::string logs, traces, metrics;
+  {
+    const auto now = tern::gen::now_unix_nano();
+    tern::pdata::LogsData l;
+    tern::gen::build_logs_workload(batch, l, now, static_cast<std::uint64_t>(id));
+    tern::otlp::encode_logs_proto(l, logs);
+    tern::pdata::TracesData t;
+    tern::gen::build_traces_workload(batch, t, now, static_cast<std::uint64_t>(id));
+    tern::otlp::encode_traces_proto(t, traces);
+    tern::pdata::MetricsData m;
+    tern::gen::build_metrics_workload(batch / 7 + 1, m, now, static_cast<std::uint64_t>(id));
+    tern::otlp::encode_metrics_proto(m, metrics);
+  }
+  const std::uint64_t points = 7 * (batch / 7 + 1);
+  struct Job {
+    tern::pdata::Signal signal;
+    const std::string* body;
+    std::atomic<std::uint64_t>* counter;
+    std::uint64_t events;
+  };
+  const Job jobs[] = {{tern::pdata::Signal::Logs, &logs, &sent.logs, batch},
+                      {tern::pdata::Signal::Traces, &traces, &sent.spans, batch},
+                      {tern::pdata::Signal::Metrics, &metrics, &sent.points, points}};
+  for (std::size_t i = 0; Clock::now() < until; ++i) {
+    const Job& j = jobs[i % 3];
+    auto st = client->export_request(j.signal, *j.body);
+    if (st.ok) {
+      j.counter->fetch_add(j.events, std::memory_order_relaxed);
+    } else if (st.code == 429 || st.code == 503) {
+      sent.refused.fetch_add(1, std::memory_order_relaxed);  // back-pressure: try again later
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    } else {
+      sent.failed.fetch_add(1, std::memory_order_relaxed);
+      std::fprintf(stderr, "tern demo: export failed: %s\n", st.message.c_str());
+      return;
     }
   }
+}
+
+int run_demo(double duration_s, std::size_t batch, int workers) {
+  tern::sink::SinkOptions so;
+  so.host = "127.0.0.1";
+  so.port = 0;
+  tern::sink::SinkServer sink(so);
+  const auto sink_port = sink.start();
+  auto loaded = tern::config::load_config_string(demo_config(sink_port), "<built-in demo config>");
+  for (const auto& d : loaded.diagnostics.items) std::fprintf(stderr, "%s\n", d.format().c_str());
+  if (!loaded.ok()) return 1;
+  tern::service::Collector collector(loaded.config);
+  collector.start();
+  const auto port = collector.receiver_http_port("otlp");
+  std::printf("tern demo: %d generator workers -> tern collector (OTLP/HTTP 127.0.0.1:%u) -> tern sink (127.0.0.1:%u)\n",
+              workers, port, sink_port);
+  std::printf("           logs, traces and metrics in requests of %zu items for %.1f s\n", batch, duration_s);
+  std::fflush(stdout);
+
+  Sent sent;
+  const auto start = Clock::now();
+  const double cpu0 = cpu_seconds();
+  const auto until = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration_s));
+  std::vector<std::thread> threads;
+  for (int w = 0; w < workers; ++w) threads.emplace_back(worker, w, port, batch, until, std::ref(sent));
+  for (auto next = start + std::chrono::seconds(1); next < until; next += std::chrono::seconds(1)) {
+    std::this_thread::sleep_until(next);
+    const double el = std::chrono::duration<double>(Clock::now() - start).count();
+    const auto total = sent.logs + sent.spans + sent.points;
+    std::printf("  %4.1f s  accepted %llu events (%.0f/s), in sink %lld documents\n", el,
+                static_cast<unsigned long long>(total), static_cast<double>(total) / el,
+                static_cast<long long>(sink.count("*")));
+    std::fflush(stdout);
+  }
+  for (auto& t : threads) t.join();
+  collector.shutdown(std::chrono::seconds(30));  // drains the queue into the sink
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  const double cpu = cpu_seconds() - cpu_start;
-  std::printf("summary: %llu events in %.2f s = %.0f events/s; CPU %.2f us/event (all stages); peak RSS %.1f MiB\n",
-              static_cast<unsigned long long>(t.events), elapsed, static_cast<double>(t.events) / elapsed,
-              t.events ? cpu * 1e6 / static_cast<double>(t.events) : 0.0, static_cast<double>(peak_rss_kib()) / 1024.0);
-  std::printf("         OTLP/JSON %.1f MB, Elasticsearch bulk %.1f MB in %llu items\n",
-              static_cast<double>(t.json_bytes) / 1e6, static_cast<double>(t.bulk_bytes) / 1e6,
-              static_cast<unsigned long long>(t.bulk_items));
-  std::printf("         OTLP/JSON round trips byte-identical: %s\n", t.failures == 0 ? "yes" : "NO");
-  return t.failures == 0 ? 0 : 1;
+  const double cpu = cpu_seconds() - cpu0;
+  sink.stop();
+
+  const auto logs = static_cast<long long>(sent.logs), spans = static_cast<long long>(sent.spans),
+             points = static_cast<long long>(sent.points);
+  // Spans of the workload have no events, and each metric data point is its own document.
+  const auto in_logs = static_cast<long long>(sink.count("logs-*"));
+  const auto in_traces = static_cast<long long>(sink.count("traces-*"));
+  const auto in_metrics = static_cast<long long>(sink.count("metrics-*"));
+  const bool exact = in_logs == logs && in_traces == spans && in_metrics == points && sent.failed == 0;
+  const auto total = logs + spans + points;
+  std::printf("summary: %lld events accepted in %.2f s = %.0f events/s (%llu requests refused with back-pressure)\n",
+              total, elapsed, static_cast<double>(total) / elapsed, static_cast<unsigned long long>(sent.refused));
+  std::printf("         sink: logs %lld/%lld, traces %lld/%lld, metrics %lld/%lld documents -> %s\n", in_logs, logs,
+              in_traces, spans, in_metrics, points, exact ? "every accepted event delivered" : "MISMATCH");
+  std::printf("         process CPU %.2f us/event (generator + collector + sink together), peak RSS %.1f MiB\n",
+              total ? cpu * 1e6 / static_cast<double>(total) : 0.0, static_cast<double>(peak_rss_kib()) / 1024.0);
+  return exact ? 0 : 1;
 }
 
 const tern::cli::RegisterCommand kDemoCommand{"demo", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand("demo", "Run the demo: generated telemetry through Tern's codecs and encoder");
-  auto duration = std::make_shared<double>(3.0);
+  auto* cmd = app.add_subcommand("demo", "Run the demo pipeline: generator -> collector -> sink, on loopback");
+  auto duration = std::make_shared<double>(5.0);
   auto batch = std::make_shared<std::size_t>(1000);
-  cmd->add_option("--duration", *duration, "Seconds to run")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--batch-size", *batch, "Items per generated batch")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->callback([duration, batch] { tern::cli::set_exit_code(run_demo(*duration, *batch)); });
+  auto workers = std::make_shared<int>(2);
+  cmd->add_option("--duration", *duration, "Seconds to generate")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--batch-size", *batch, "Items per export request")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--workers", *workers, "Generator workers")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->callback([=] { tern::cli::set_exit_code(run_demo(*duration, *batch, *workers)); });
 }};
 
 }  // namespace

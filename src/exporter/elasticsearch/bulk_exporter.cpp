@@ -1,0 +1,822 @@
+#include "exporter/elasticsearch/bulk_exporter.h"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+#include <simdjson.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <condition_variable>
+#include <cstdio>
+#include <ctime>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "compression/gzip.h"
+#include "config/config.h"
+#include "exporter/elasticsearch/http_client.h"
+
+#ifndef TERN_VERSION
+#define TERN_VERSION "0.0.0"
+#endif
+
+namespace tern::exporter::es {
+namespace {
+
+using std::chrono::milliseconds;
+
+// The spec's filter: per-item status and error only, so responses stay small.
+constexpr std::string_view kFilterPath =
+    "items.*._index,items.*.status,items.*.error.type,items.*.error.reason";
+
+std::string percent_encode(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+std::string base64(std::string_view in) {
+  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
+  out.resize(n);
+  return out;
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+std::string_view strip_newline(std::string_view s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+// At most one log line per `period` per call site, so a failing cluster cannot flood the log.
+class RateLimit {
+ public:
+  bool allow(int64_t period_ns = 1'000'000'000) {
+    int64_t now = now_ns(), last = last_.load(std::memory_order_relaxed);
+    return now - last >= period_ns && last_.compare_exchange_strong(last, now);
+  }
+
+ private:
+  std::atomic<int64_t> last_{INT64_MIN / 2};
+};
+
+struct Submission {
+  encoding::EncodedBatch batch;
+  BulkExporter::Done done;
+  std::uint64_t id = 0;
+  std::atomic<std::size_t> remaining{0};
+  std::atomic<std::uint64_t> indexed{0}, duplicates{0}, failed{0}, dropped{0};
+};
+
+struct ItemRef {
+  Submission* sub;  // alive until all its items are settled (owned by Impl::live)
+  std::uint32_t index;
+};
+
+struct Request {
+  std::vector<ItemRef> items;
+  std::uint64_t bytes = 0;    // uncompressed body size
+  std::uint32_t attempt = 0;  // transient retries so far (bounded by max_retries)
+  std::uint32_t held = 0;     // configuration-error retries (never bounded: data stays queued)
+};
+
+enum class Outcome { kIndexed, kDuplicate, kFailed, kDropped };
+
+struct ItemResult {
+  int status = 0;
+  std::string index, type, reason;  // filled for failures only
+};
+
+}  // namespace
+
+BulkExporterOptions from_config(const config::ElasticsearchExporterConfig& c) {
+  BulkExporterOptions o;
+  o.endpoints = c.endpoints;
+  o.num_workers = static_cast<unsigned>(c.num_workers);
+  o.flush_bytes = c.flush.bytes;
+  o.flush_interval = std::chrono::duration_cast<milliseconds>(c.flush.interval);
+  o.retry_enabled = c.retry.enabled;
+  o.max_retries = c.retry.max_retries;
+  o.retry_initial = std::chrono::duration_cast<milliseconds>(c.retry.initial_interval);
+  o.retry_max = std::chrono::duration_cast<milliseconds>(c.retry.max_interval);
+  o.retry_on_status.assign(c.retry.retry_on_status.begin(), c.retry.retry_on_status.end());
+  o.gzip = c.compression == config::Compression::kGzip;
+  o.compression_level = static_cast<int>(c.compression_level);
+  o.headers = c.headers;
+  o.user = c.user;
+  o.password = c.password;
+  o.api_key = c.api_key;
+  o.tls_ca_file = c.tls.ca_file;
+  o.tls_cert_file = c.tls.cert_file;
+  o.tls_key_file = c.tls.key_file;
+  o.tls_insecure_skip_verify = c.tls.insecure_skip_verify;
+  o.require_data_stream = c.mapping_mode == "otel";
+  o.pipeline = c.pipeline;
+  o.timeout = std::chrono::duration_cast<milliseconds>(c.timeout);
+  o.dead_letter_path = c.dead_letter_path;
+  return o;
+}
+
+struct BulkExporter::Impl {
+  BulkExporterOptions opt;
+  std::vector<Endpoint> endpoints;
+  std::shared_ptr<TlsContext> tls;
+  HttpClientOptions http;
+  std::string target;
+
+  // Queue state, all under `mu`.
+  mutable std::mutex mu;
+  std::condition_variable work_cv;                  // workers: a request is ready (or stop)
+  std::condition_variable space_cv;                 // submitters and flush(): a batch completed
+  std::condition_variable flush_cv;                 // the flusher thread: pending items appeared
+  std::multimap<Clock::time_point, Request> queue;  // by ready time; FIFO among equals
+  Request pending;                                  // being filled up to flush_bytes
+  Clock::time_point pending_since{};
+  std::map<std::uint64_t, std::unique_ptr<Submission>> live;
+  std::uint64_t next_id = 1, inflight_bytes = 0, inflight_items = 0;
+  bool started = false, stopping = false, aborting = false;
+
+  std::vector<std::thread> workers;
+  std::thread flusher;
+  std::vector<std::unique_ptr<HttpClient>> clients;  // one per worker
+
+  struct EndpointState {
+    std::atomic<int64_t> down_until{0};
+    std::atomic<std::uint32_t> failures{0};
+  };
+  std::unique_ptr<EndpointState[]> ep_state;
+  std::atomic<std::uint64_t> rr{0};
+
+  // Counters.
+  std::atomic<std::uint64_t> docs_received{0}, events_received{0}, docs_sent{0}, docs_indexed{0},
+      docs_duplicates{0}, docs_retried{0}, docs_failed{0}, docs_dropped{0}, docs_dead_lettered{0},
+      docs_undelivered{0}, requests{0}, request_errors{0}, request_retries{0}, splits_413{0}, splits_400{0},
+      bytes_u{0}, bytes_c{0};
+  std::array<std::atomic<std::uint64_t>, 600> by_status{};
+  std::array<std::atomic<std::uint64_t>, 13> latency{};
+  std::atomic<std::uint64_t> latency_sum_us{0};
+  mutable std::mutex reasons_mu;
+  std::map<std::string, std::uint64_t> failed_by_reason;
+
+  std::mutex dl_mu;
+  std::FILE* dead_letter = nullptr;
+
+  RateLimit log_permanent, log_request, log_config, log_dropped;
+
+  explicit Impl(BulkExporterOptions o) : opt(std::move(o)) {
+    if (opt.endpoints.empty()) throw std::invalid_argument("elasticsearch exporter: no endpoints");
+    bool any_tls = false;
+    for (const auto& url : opt.endpoints) {
+      std::string err;
+      auto ep = parse_endpoint(url, &err);
+      if (!ep) throw std::invalid_argument("elasticsearch exporter: " + err);
+      any_tls = any_tls || ep->tls;
+      endpoints.push_back(std::move(*ep));
+    }
+    if (opt.num_workers == 0) opt.num_workers = std::max(1u, std::thread::hardware_concurrency());
+    if (opt.flush_bytes == 0) opt.flush_bytes = 1;
+    if (opt.max_inflight_bytes == 0) opt.max_inflight_bytes = 2ull * opt.num_workers * opt.flush_bytes;
+    if (any_tls) {
+      tls = make_tls_context(
+          {opt.tls_ca_file, opt.tls_cert_file, opt.tls_key_file, opt.tls_insecure_skip_verify});
+    }
+    http.connect_timeout = opt.connect_timeout;
+    http.request_timeout = opt.timeout;
+    http.headers.emplace_back("Content-Type", "application/x-ndjson");
+    http.headers.emplace_back("User-Agent", std::string("Tern/") + TERN_VERSION);
+    if (!opt.api_key.empty()) {
+      http.headers.emplace_back("Authorization", "ApiKey " + opt.api_key);
+    } else if (!opt.user.empty()) {
+      http.headers.emplace_back("Authorization", "Basic " + base64(opt.user + ":" + opt.password));
+    }
+    // Configured headers last: they win over the defaults above (HttpClient uses set()).
+    for (const auto& [k, v] : opt.headers) http.headers.emplace_back(k, v);
+    target = "/_bulk?filter_path=" + std::string(kFilterPath);
+    if (opt.require_data_stream) target += "&require_data_stream=true";
+    if (!opt.pipeline.empty()) target += "&pipeline=" + percent_encode(opt.pipeline);
+    ep_state = std::make_unique<EndpointState[]>(endpoints.size());
+    if (!opt.dead_letter_path.empty()) {
+      dead_letter = std::fopen(opt.dead_letter_path.c_str(), "ab");
+      if (!dead_letter) throw std::runtime_error("cannot open dead_letter.path " + opt.dead_letter_path);
+    }
+  }
+
+  ~Impl() {
+    if (dead_letter) std::fclose(dead_letter);
+  }
+
+  // --- queue ------------------------------------------------------------------------
+
+  void enqueue_locked(Request&& r, Clock::time_point ready) {
+    queue.emplace(ready, std::move(r));
+    work_cv.notify_one();
+  }
+  void enqueue(Request&& r, Clock::time_point ready) {
+    std::lock_guard lk(mu);
+    if (aborting) return;  // the items stay unsettled and are reported undelivered
+    enqueue_locked(std::move(r), ready);
+  }
+  void cut_pending_locked() {
+    if (pending.items.empty()) return;
+    enqueue_locked(std::move(pending), Clock::now());
+    pending = Request{};
+    pending_since = {};
+  }
+
+  milliseconds backoff(std::uint32_t attempt) {
+    // initial * 2^(attempt-1), capped, times a jitter in [0.5, 1.0] (spec: 50-100%).
+    double ms = static_cast<double>(opt.retry_initial.count());
+    for (std::uint32_t i = 1; i < attempt && ms < opt.retry_max.count(); ++i) ms *= 2;
+    ms = std::min(ms, static_cast<double>(opt.retry_max.count()));
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    std::uniform_real_distribution<double> jitter(0.5, 1.0);
+    return milliseconds(static_cast<int64_t>(ms * jitter(rng)));
+  }
+
+  // --- endpoints ----------------------------------------------------------------------
+
+  std::size_t pick_endpoint() {
+    const std::size_t n = endpoints.size();
+    const std::size_t start = rr.fetch_add(1, std::memory_order_relaxed) % n;
+    const int64_t now = now_ns();
+    std::size_t best = start;
+    int64_t best_until = INT64_MAX;
+    for (std::size_t k = 0; k < n; ++k) {
+      std::size_t i = (start + k) % n;
+      int64_t until = ep_state[i].down_until.load(std::memory_order_relaxed);
+      if (until <= now) return i;
+      if (until < best_until) best_until = until, best = i;
+    }
+    return best;  // all are down: probe the one that comes back first
+  }
+  void endpoint_failed(std::size_t i) {
+    std::uint32_t f = ep_state[i].failures.fetch_add(1) + 1;
+    int64_t wait =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(backoff(std::min<std::uint32_t>(f, 32))).count();
+    ep_state[i].down_until.store(now_ns() + wait);
+  }
+  void endpoint_ok(std::size_t i) {
+    if (ep_state[i].failures.load(std::memory_order_relaxed)) {
+      ep_state[i].failures.store(0);
+      ep_state[i].down_until.store(0);
+    }
+  }
+
+  // --- settling -----------------------------------------------------------------------
+
+  void settle(const ItemRef& ref, Outcome o) {
+    Submission* s = ref.sub;
+    switch (o) {
+      case Outcome::kIndexed:
+        s->indexed.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case Outcome::kDuplicate:
+        s->duplicates.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case Outcome::kFailed:
+        s->failed.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case Outcome::kDropped:
+        s->dropped.fetch_add(1, std::memory_order_relaxed);
+        break;
+    }
+    if (s->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) complete(s);
+  }
+
+  void complete(Submission* s) {
+    BulkResult r;
+    r.items = s->batch.size();
+    r.indexed = s->indexed.load();
+    r.duplicates = s->duplicates.load();
+    r.failed = s->failed.load();
+    r.dropped = s->dropped.load();
+    if (s->done) s->done(r);
+    std::unique_ptr<Submission> owned;
+    {
+      std::lock_guard lk(mu);
+      inflight_bytes -= s->batch.bytes();
+      inflight_items -= s->batch.size();
+      auto it = live.find(s->id);
+      owned = std::move(it->second);
+      live.erase(it);
+    }
+    space_cv.notify_all();
+  }
+
+  void write_dead_letter(const ItemRef& ref, int status, std::string_view type, std::string_view reason,
+                         std::string_view index) {
+    if (!dead_letter) return;
+    const auto& b = ref.sub->batch;
+    std::string line;
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char ts[32];
+    std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    line += R"({"@timestamp":")";
+    line += ts;
+    line += R"(","status":)";
+    line += std::to_string(status);
+    line += R"(,"error":{"type":)";
+    append_json_string(line, type);
+    line += R"(,"reason":)";
+    append_json_string(line, reason);
+    line += R"(},"index":)";
+    append_json_string(line, index);
+    // The action and document are embedded as JSON when they are JSON (the normal case);
+    // a malformed line (the reason it failed, perhaps) is embedded as a string instead.
+    auto embed = [&](std::string_view key, std::string_view raw) {
+      line += ",\"";
+      line += key;
+      line += "\":";
+      simdjson::dom::parser p;
+      simdjson::padded_string padded(raw);
+      simdjson::dom::element el;
+      if (!raw.empty() && p.parse(padded).get(el) == simdjson::SUCCESS) {
+        line += raw;
+      } else {
+        append_json_string(line, raw);
+      }
+    };
+    embed("action", strip_newline(b.action(ref.index)));
+    embed("document", strip_newline(b.document(ref.index)));
+    line += "}\n";
+    std::lock_guard lk(dl_mu);
+    std::fwrite(line.data(), 1, line.size(), dead_letter);
+    std::fflush(dead_letter);
+    docs_dead_lettered.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  void permanent(const ItemRef& ref, int status, std::string_view type, std::string_view reason,
+                 std::string_view index) {
+    docs_failed.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard lk(reasons_mu);
+      ++failed_by_reason[type.empty() ? std::string("unknown") : std::string(type)];
+    }
+    if (log_permanent.allow()) {
+      spdlog::warn("elasticsearch exporter: document rejected permanently: status {} {}: {}", status, type,
+                   reason);
+    }
+    write_dead_letter(ref, status, type, reason, index);
+    settle(ref, Outcome::kFailed);
+  }
+
+  void drop(const ItemRef& ref, int status, std::string_view reason) {
+    docs_dropped.fetch_add(1, std::memory_order_relaxed);
+    write_dead_letter(ref, status, "max_retries_exceeded", reason, "");
+    settle(ref, Outcome::kDropped);
+  }
+
+  bool retriable_status(int s) const {
+    return s == 429 ||
+           std::find(opt.retry_on_status.begin(), opt.retry_on_status.end(), s) != opt.retry_on_status.end();
+  }
+  bool may_retry(std::uint32_t attempt) const {
+    return opt.retry_enabled && (opt.max_retries == 0 || attempt < opt.max_retries);
+  }
+
+  // Whole-request transient failure: the same items again after a backoff (on the next
+  // endpoint, since every attempt picks round-robin among the healthy ones).
+  void retry_request(Request&& r, int status, const std::string& why) {
+    if (!may_retry(r.attempt)) {
+      if (log_dropped.allow()) {
+        spdlog::error("elasticsearch exporter: dropping {} documents after {} retries: {}", r.items.size(),
+                      r.attempt, why);
+      }
+      for (const auto& ref : r.items) drop(ref, status, why);
+      return;
+    }
+    ++r.attempt;
+    request_retries.fetch_add(1, std::memory_order_relaxed);
+    auto delay = backoff(r.attempt);
+    enqueue(std::move(r), Clock::now() + delay);
+  }
+
+  // Halves a request (413: too large; 400: a malformed item somewhere) and queues both.
+  void split(Request&& r) {
+    Request a, b;
+    const std::size_t half = r.items.size() / 2;
+    a.attempt = b.attempt = r.attempt;
+    for (std::size_t i = 0; i < r.items.size(); ++i) {
+      Request& dst = i < half ? a : b;
+      const auto& ref = r.items[i];
+      dst.bytes += ref.sub->batch.items[ref.index].size;
+      dst.items.push_back(ref);
+    }
+    auto now = Clock::now();
+    enqueue(std::move(a), now);
+    enqueue(std::move(b), now);
+  }
+
+  // --- the worker ----------------------------------------------------------------------
+
+  struct Worker {
+    compression::GzipCompressor gz;
+    std::string plain, compressed;
+    HttpResponse response;
+    simdjson::ondemand::parser parser;
+    std::vector<ItemResult> results;
+    explicit Worker(int level) : gz(level) {}
+  };
+
+  bool parse_items(Worker& w, std::size_t expected) {
+    namespace od = simdjson::ondemand;
+    w.results.clear();
+    auto& body = w.response.body;
+    od::document doc;
+    if (w.parser.iterate(simdjson::padded_string_view(body.data(), body.size(), body.capacity())).get(doc))
+      return false;
+    od::array items;
+    if (doc["items"].get_array().get(items)) return false;
+    for (auto item_v : items) {
+      od::object item;
+      if (item_v.get_object().get(item)) return false;
+      ItemResult res;
+      bool first = true;
+      // Each item is {"<action>": {...}}: the one field's value holds the result.
+      for (auto action : item) {
+        od::object inner;
+        if (!first || action.value().get_object().get(inner)) return false;
+        first = false;
+        for (auto f : inner) {
+          std::string_view key;
+          if (f.unescaped_key().get(key)) return false;
+          if (key == "status") {
+            int64_t st;
+            if (f.value().get_int64().get(st)) return false;
+            res.status = static_cast<int>(st);
+          } else if (key == "_index") {
+            std::string_view v;
+            if (!f.value().get_string().get(v)) res.index = v;
+          } else if (key == "error") {
+            od::object err;
+            if (f.value().get_object().get(err)) continue;
+            for (auto ef : err) {
+              std::string_view ek, ev;
+              if (ef.unescaped_key().get(ek)) return false;
+              if (ek == "type" && !ef.value().get_string().get(ev)) res.type = ev;
+              if (ek == "reason" && !ef.value().get_string().get(ev)) res.reason = ev;
+            }
+          }
+        }
+      }
+      if (res.status == 0) return false;
+      if (res.status < 300) res.index.clear();  // only kept for failures (dead letter)
+      w.results.push_back(std::move(res));
+    }
+    return w.results.size() == expected;
+  }
+
+  // First error.type / reason of an Elasticsearch whole-request error body.
+  static std::pair<std::string, std::string> request_error(const std::string& body) {
+    simdjson::dom::parser p;
+    simdjson::dom::element el;
+    std::string_view type, reason;
+    if (p.parse(body.data(), body.size(), true).get(el) == simdjson::SUCCESS) {
+      if (el["error"]["type"].get_string().get(type)) type = {};
+      if (el["error"]["reason"].get_string().get(reason)) reason = {};
+    }
+    return {std::string(type), std::string(reason)};
+  }
+
+  void process(Worker& w, HttpClient& client, Request&& r) {
+    w.plain.clear();
+    w.plain.reserve(r.bytes);
+    for (const auto& ref : r.items) w.plain.append(ref.sub->batch.item(ref.index));
+    std::string* body = &w.plain;
+    if (opt.gzip) {
+      w.gz.compress(w.plain, w.compressed);
+      body = &w.compressed;
+    }
+    const std::size_t n = r.items.size();
+    requests.fetch_add(1, std::memory_order_relaxed);
+    docs_sent.fetch_add(n, std::memory_order_relaxed);
+    if (r.attempt > 0) docs_retried.fetch_add(n, std::memory_order_relaxed);
+    bytes_u.fetch_add(w.plain.size(), std::memory_order_relaxed);
+    bytes_c.fetch_add(body->size(), std::memory_order_relaxed);
+
+    const std::size_t ep = pick_endpoint();
+    std::string error;
+    const auto t0 = Clock::now();
+    const bool ok = client.post(ep, target, *body, opt.gzip ? "gzip" : "", w.response, error);
+    if (!ok) {
+      {
+        std::lock_guard lk(mu);
+        if (aborting) return;  // shutdown cut the exchange: items stay undelivered
+      }
+      request_errors.fetch_add(1, std::memory_order_relaxed);
+      by_status[0].fetch_add(1, std::memory_order_relaxed);
+      endpoint_failed(ep);
+      if (log_request.allow()) spdlog::warn("elasticsearch exporter: {}: {}", endpoints[ep].url, error);
+      return retry_request(std::move(r), 0, endpoints[ep].url + ": " + error);
+    }
+    endpoint_ok(ep);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    std::size_t bucket = 0;
+    while (bucket < BulkCounters::kLatencyBoundsMs.size() && ms > BulkCounters::kLatencyBoundsMs[bucket])
+      ++bucket;
+    latency[bucket].fetch_add(1, std::memory_order_relaxed);
+    latency_sum_us.fetch_add(static_cast<std::uint64_t>(ms * 1000), std::memory_order_relaxed);
+    const int status = w.response.status;
+    by_status[std::clamp(status, 0, 599)].fetch_add(1, std::memory_order_relaxed);
+
+    if (status >= 200 && status < 300) {
+      if (!parse_items(w, n)) {
+        // Without per-item results nothing is known: send it all again (at least once).
+        return retry_request(std::move(r), status, "unreadable bulk response");
+      }
+      Request again;
+      again.attempt = r.attempt + 1;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto& res = w.results[i];
+        const auto& ref = r.items[i];
+        if (res.status == 200 || res.status == 201) {
+          docs_indexed.fetch_add(1, std::memory_order_relaxed);
+          settle(ref, Outcome::kIndexed);
+        } else if (res.status == 409) {
+          docs_duplicates.fetch_add(1, std::memory_order_relaxed);
+          settle(ref, Outcome::kDuplicate);
+        } else if (retriable_status(res.status)) {
+          if (may_retry(r.attempt)) {
+            again.items.push_back(ref);
+            again.bytes += ref.sub->batch.items[ref.index].size;
+          } else {
+            drop(ref, res.status, fmt::format("{}: {}", res.type, res.reason));
+          }
+        } else {
+          permanent(ref, res.status, res.type, res.reason, res.index);
+        }
+      }
+      if (!again.items.empty()) {
+        auto delay = backoff(again.attempt);
+        enqueue(std::move(again), Clock::now() + delay);
+      }
+      return;
+    }
+    if (status == 413 || status == 400) {
+      if (n > 1) {
+        (status == 413 ? splits_413 : splits_400).fetch_add(1, std::memory_order_relaxed);
+        return split(std::move(r));
+      }
+      auto [type, reason] = request_error(w.response.body);
+      if (type.empty()) type = status == 413 ? "content_too_long_exception" : "illegal_argument_exception";
+      return permanent(r.items[0], status, type, reason, "");
+    }
+    if (retriable_status(status) || status == 502 || status == 503 || status == 504 || status >= 500) {
+      if (log_request.allow()) spdlog::warn("elasticsearch exporter: {}: HTTP {}", endpoints[ep].url, status);
+      return retry_request(std::move(r), status, fmt::format("{}: HTTP {}", endpoints[ep].url, status));
+    }
+    // 401/403/404 and other 4xx: a configuration problem, not a data problem. The data
+    // stays queued (retried at the capped backoff, never dropped) and the error is loud.
+    auto [type, reason] = request_error(w.response.body);
+    if (log_config.allow(10'000'000'000)) {
+      spdlog::error(
+          "elasticsearch exporter: {} answered HTTP {} {}: {} (check the endpoint, credentials and "
+          "privileges; data is kept and retried)",
+          endpoints[ep].url, status, type, reason);
+    }
+    ++r.held;
+    auto delay = backoff(std::min<std::uint32_t>(r.held, 32));
+    enqueue(std::move(r), Clock::now() + delay);
+  }
+
+  void worker_loop(std::size_t index) {
+    Worker w(opt.compression_level);
+    HttpClient& client = *clients[index];
+    std::unique_lock lk(mu);
+    while (true) {
+      if (aborting) break;  // shutdown() drains first, then aborts
+      if (queue.empty()) {
+        work_cv.wait(lk);
+        continue;
+      }
+      auto it = queue.begin();
+      if (it->first > Clock::now()) {
+        work_cv.wait_until(lk, it->first);
+        continue;
+      }
+      Request r = std::move(it->second);
+      queue.erase(it);
+      lk.unlock();
+      process(w, client, std::move(r));
+      lk.lock();
+    }
+  }
+
+  void flusher_loop() {
+    std::unique_lock lk(mu);
+    while (!aborting && !stopping) {
+      if (pending.items.empty()) {
+        flush_cv.wait(lk);
+        continue;
+      }
+      auto due = pending_since + opt.flush_interval;
+      if (Clock::now() >= due) {
+        cut_pending_locked();
+      } else {
+        flush_cv.wait_until(lk, due);
+      }
+    }
+  }
+};
+
+BulkExporter::BulkExporter(BulkExporterOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+BulkExporter::~BulkExporter() { shutdown(milliseconds(0)); }
+
+void BulkExporter::start() {
+  auto& im = *impl_;
+  std::lock_guard lk(im.mu);
+  if (im.started) return;
+  im.started = true;
+  for (unsigned i = 0; i < im.opt.num_workers; ++i) {
+    im.clients.push_back(std::make_unique<HttpClient>(im.endpoints, im.http, im.tls));
+  }
+  for (unsigned i = 0; i < im.opt.num_workers; ++i) im.workers.emplace_back([&im, i] { im.worker_loop(i); });
+  im.flusher = std::thread([&im] { im.flusher_loop(); });
+}
+
+bool BulkExporter::submit(encoding::EncodedBatch&& batch, Done done, Clock::time_point deadline) {
+  auto& im = *impl_;
+  if (batch.empty()) {
+    if (done) done(BulkResult{});
+    return true;
+  }
+  const std::uint64_t bytes = batch.bytes();
+  std::unique_lock lk(im.mu);
+  // A batch larger than the limit is still admitted when nothing else is in flight.
+  auto full = [&] { return im.inflight_bytes > 0 && im.inflight_bytes + bytes > im.opt.max_inflight_bytes; };
+  while (!im.stopping && im.started && full()) {
+    if (deadline == Clock::time_point::max()) {
+      im.space_cv.wait(lk);
+    } else if (im.space_cv.wait_until(lk, deadline) == std::cv_status::timeout && full()) {
+      return false;
+    }
+  }
+  if (im.stopping || !im.started) return false;
+
+  auto owned = std::make_unique<Submission>();
+  Submission* s = owned.get();
+  s->batch = std::move(batch);
+  s->done = std::move(done);
+  s->id = im.next_id++;
+  s->remaining.store(s->batch.size());
+  im.live.emplace(s->id, std::move(owned));
+  im.inflight_bytes += bytes;
+  im.inflight_items += s->batch.size();
+  im.docs_received.fetch_add(s->batch.size(), std::memory_order_relaxed);
+  im.events_received.fetch_add(s->batch.event_count(), std::memory_order_relaxed);
+
+  const bool was_empty = im.pending.items.empty();
+  for (std::uint32_t i = 0; i < s->batch.size(); ++i) {
+    const std::uint64_t size = s->batch.items[i].size;
+    if (!im.pending.items.empty() && im.pending.bytes + size > im.opt.flush_bytes) im.cut_pending_locked();
+    if (im.pending.items.empty()) im.pending_since = Clock::now();
+    im.pending.items.push_back({s, i});
+    im.pending.bytes += size;
+  }
+  if (im.pending.bytes >= im.opt.flush_bytes) im.cut_pending_locked();
+  if (was_empty && !im.pending.items.empty()) im.flush_cv.notify_one();
+  return true;
+}
+
+bool BulkExporter::flush(Clock::time_point deadline) {
+  auto& im = *impl_;
+  std::unique_lock lk(im.mu);
+  im.cut_pending_locked();
+  auto drained = [&] { return im.inflight_items == 0 || im.aborting; };
+  if (deadline == Clock::time_point::max()) {
+    im.space_cv.wait(lk, drained);
+  } else {
+    im.space_cv.wait_until(lk, deadline, drained);
+  }
+  return im.inflight_items == 0;
+}
+
+void BulkExporter::shutdown(milliseconds timeout) {
+  auto& im = *impl_;
+  {
+    std::unique_lock lk(im.mu);
+    if (im.stopping && im.workers.empty()) return;
+    im.stopping = true;
+    im.cut_pending_locked();
+    im.space_cv.notify_all();
+    im.flush_cv.notify_all();
+    im.space_cv.wait_until(lk, Clock::now() + timeout, [&] { return im.inflight_items == 0; });
+    im.aborting = true;
+    im.work_cv.notify_all();
+  }
+  for (auto& c : im.clients) c->abort();
+  for (auto& t : im.workers) t.join();
+  if (im.flusher.joinable()) im.flusher.join();
+  im.workers.clear();
+  im.clients.clear();
+
+  // Every worker is gone: what is still live was not delivered. Report it unacknowledged.
+  std::map<std::uint64_t, std::unique_ptr<Submission>> left;
+  {
+    std::lock_guard lk(im.mu);
+    left.swap(im.live);
+    im.queue.clear();
+    im.pending = Request{};
+    im.inflight_bytes = im.inflight_items = 0;
+  }
+  for (auto& [id, s] : left) {
+    BulkResult r;
+    r.items = s->batch.size();
+    r.indexed = s->indexed.load();
+    r.duplicates = s->duplicates.load();
+    r.failed = s->failed.load();
+    r.dropped = s->dropped.load();
+    r.undelivered = s->remaining.load();
+    im.docs_undelivered.fetch_add(r.undelivered, std::memory_order_relaxed);
+    if (s->done) s->done(r);
+  }
+  if (!left.empty())
+    spdlog::warn("elasticsearch exporter: shutdown left {} batches undelivered", left.size());
+  im.space_cv.notify_all();
+}
+
+BulkCounters BulkExporter::counters() const {
+  auto& im = *impl_;
+  BulkCounters c;
+  c.docs_received = im.docs_received.load();
+  c.events_received = im.events_received.load();
+  c.docs_sent = im.docs_sent.load();
+  c.docs_indexed = im.docs_indexed.load();
+  c.docs_duplicates = im.docs_duplicates.load();
+  c.docs_retried = im.docs_retried.load();
+  c.docs_failed = im.docs_failed.load();
+  c.docs_dropped = im.docs_dropped.load();
+  c.docs_dead_lettered = im.docs_dead_lettered.load();
+  c.docs_undelivered = im.docs_undelivered.load();
+  {
+    std::lock_guard lk(im.reasons_mu);
+    c.failed_by_reason = im.failed_by_reason;
+  }
+  c.requests = im.requests.load();
+  c.request_errors = im.request_errors.load();
+  for (int i = 0; i < 600; ++i) {
+    if (auto v = im.by_status[i].load()) c.requests_by_status[i] = v;
+  }
+  c.request_retries = im.request_retries.load();
+  c.splits_413 = im.splits_413.load();
+  c.splits_400 = im.splits_400.load();
+  c.bytes_uncompressed = im.bytes_u.load();
+  c.bytes_compressed = im.bytes_c.load();
+  {
+    std::lock_guard lk(im.mu);
+    c.queue_items = im.inflight_items;
+    c.queue_bytes = im.inflight_bytes;
+  }
+  for (std::size_t i = 0; i < c.latency_buckets.size(); ++i) c.latency_buckets[i] = im.latency[i].load();
+  c.latency_sum_ms = static_cast<double>(im.latency_sum_us.load()) / 1000.0;
+  return c;
+}
+
+}  // namespace tern::exporter::es

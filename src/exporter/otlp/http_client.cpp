@@ -1,0 +1,225 @@
+// OTLP/HTTP client: one keep-alive connection on a private io_context. The calls are
+// blocking for the caller but use Beast's async operations underneath, because only
+// those honour a timeout (tcp_stream::expires_after).
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/http/span_body.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "compression/gzip.h"
+#include "exporter/otlp/otlp_client.h"
+
+namespace tern::exporter::otlp {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+struct ParsedEndpoint {
+  std::string host;
+  std::string port;
+  std::string path;
+};
+
+ParsedEndpoint parse_http_endpoint(std::string_view ep) {
+  if (ep.substr(0, 7) == "http://") ep.remove_prefix(7);
+  if (ep.substr(0, 8) == "https://")
+    throw std::invalid_argument("https endpoints are not supported (TLS is not implemented)");
+  ParsedEndpoint out;
+  auto slash = ep.find('/');
+  if (slash != std::string_view::npos) {
+    out.path = std::string(ep.substr(slash));
+    ep = ep.substr(0, slash);
+  }
+  std::string_view host = ep;
+  std::string_view port = "4318";
+  if (!ep.empty() && ep.front() == '[') {  // [v6]:port
+    auto close = ep.find(']');
+    if (close == std::string_view::npos) throw std::invalid_argument("bad endpoint " + std::string(ep));
+    host = ep.substr(1, close - 1);
+    if (close + 1 < ep.size() && ep[close + 1] == ':') port = ep.substr(close + 2);
+  } else if (auto colon = ep.rfind(':'); colon != std::string_view::npos) {
+    host = ep.substr(0, colon);
+    port = ep.substr(colon + 1);
+  }
+  if (host.empty() || port.empty() || port.find_first_not_of("0123456789") != std::string_view::npos)
+    throw std::invalid_argument("bad OTLP/HTTP endpoint [" + std::string(ep) + "], expected host:port");
+  out.host = std::string(host);
+  out.port = std::string(port);
+  return out;
+}
+
+// Best effort for OTLP/JSON answers: {"partialSuccess":{"rejectedLogRecords":"3","errorMessage":"..."}}.
+void parse_json_partial_success(std::string_view body, std::int64_t& rejected, std::string& message) {
+  auto pos = body.find("\"rejected");
+  if (pos == std::string_view::npos) return;
+  pos = body.find(':', pos);
+  if (pos == std::string_view::npos) return;
+  pos = body.find_first_of("0123456789", pos);
+  if (pos == std::string_view::npos) return;
+  std::from_chars(body.data() + pos, body.data() + body.size(), rejected);
+  auto em = body.find("\"errorMessage\"");
+  if (em == std::string_view::npos) em = body.find("\"error_message\"");
+  if (em == std::string_view::npos) return;
+  auto q1 = body.find('"', body.find(':', em) + 1);
+  auto q2 = q1 == std::string_view::npos ? q1 : body.find('"', q1 + 1);
+  if (q2 != std::string_view::npos) message.assign(body.substr(q1 + 1, q2 - q1 - 1));
+}
+
+class HttpClient final : public OtlpClient {
+ public:
+  explicit HttpClient(const OtlpClientOptions& o)
+      : options_(o), endpoint_(parse_http_endpoint(o.endpoint)), stream_(ioc_) {
+    req_.method(http::verb::post);
+    req_.version(11);
+    req_.set(http::field::host, endpoint_.host + ":" + endpoint_.port);
+    req_.set(http::field::user_agent, "tern-gen");
+    req_.set(http::field::content_type,
+             o.encoding == Encoding::Json ? "application/json" : "application/x-protobuf");
+    if (o.gzip) req_.set(http::field::content_encoding, "gzip");
+    for (const auto& [k, v] : o.headers) req_.set(k, v);
+  }
+
+  ExportStatus export_request(pdata::Signal signal, std::string_view body) override {
+    ExportStatus st;
+    const std::string_view path = !options_.url_path.empty() ? std::string_view(options_.url_path)
+                                  : !endpoint_.path.empty()  ? std::string_view(endpoint_.path)
+                                                             : default_http_path(signal);
+    if (req_.target() != path) req_.target(path);
+    std::string_view payload = body;
+    if (options_.gzip) {
+      gzip_.compress(body, gz_);
+      payload = gz_;
+    }
+    req_.body() = http::span_body<const char>::value_type(payload.data(), payload.size());
+    req_.prepare_payload();
+
+    std::chrono::milliseconds backoff{100};
+    int retries_left = options_.max_retries;
+    bool stale_retry_used = false;
+    for (;;) {
+      ++st.attempts;
+      const bool reused = connected_ && requests_on_connection_ > 0;
+      http::response<http::string_body> res;
+      beast::error_code ec = round_trip(res);
+      if (ec) {
+        close();
+        // A keep-alive connection the server closed while idle fails on first use;
+        // that is not the server's answer, so reconnect once without counting a retry.
+        if (reused && !stale_retry_used) {
+          stale_retry_used = true;
+          continue;
+        }
+        st.ok = false;
+        st.code = -1;
+        st.message =
+            "POST http://" + endpoint_.host + ":" + endpoint_.port + std::string(path) + ": " + ec.message();
+        return st;
+      }
+      ++requests_on_connection_;
+      if (!res.keep_alive()) close();
+      const int status = static_cast<int>(res.result_int());
+      st.code = status;
+      if (status >= 200 && status < 300) {
+        st.ok = true;
+        st.message.clear();
+        if (options_.encoding == Encoding::Json)
+          parse_json_partial_success(res.body(), st.rejected, st.message);
+        else
+          parse_export_response(res.body(), st.rejected, st.message);
+        return st;
+      }
+      const bool retryable = status == 429 || status == 502 || status == 503 || status == 504;
+      if (retryable && retries_left-- > 0) {
+        std::chrono::milliseconds wait = backoff;
+        backoff = std::min(backoff * 2, options_.max_retry_wait);
+        if (auto ra = res.find(http::field::retry_after); ra != res.end()) {
+          long secs = 0;
+          auto sv = ra->value();
+          if (std::from_chars(sv.data(), sv.data() + sv.size(), secs).ec == std::errc{})
+            wait = std::chrono::milliseconds(secs * 1000);
+        }
+        std::this_thread::sleep_for(std::min(wait, options_.max_retry_wait));
+        continue;
+      }
+      st.ok = false;
+      std::string snippet = res.body().substr(0, 200);
+      st.message = "HTTP " + std::to_string(status) + " from http://" + endpoint_.host + ":" +
+                   endpoint_.port + std::string(path) + (snippet.empty() ? "" : ": " + snippet);
+      return st;
+    }
+  }
+
+  ~HttpClient() override { close(); }
+
+ private:
+  // Runs the io_context until the one pending operation completed.
+  void run_io() {
+    ioc_.restart();
+    ioc_.run();
+  }
+
+  beast::error_code round_trip(http::response<http::string_body>& res) {
+    beast::error_code result;
+    if (!connected_) {
+      tcp::resolver resolver(ioc_);
+      beast::error_code ec;
+      auto results = resolver.resolve(endpoint_.host, endpoint_.port, ec);
+      if (ec) return ec;
+      stream_.expires_after(options_.timeout);
+      stream_.async_connect(results, [&](beast::error_code e, const tcp::endpoint&) { result = e; });
+      run_io();
+      if (result) return result;
+      stream_.socket().set_option(tcp::no_delay(true), ec);
+      connected_ = true;
+      requests_on_connection_ = 0;
+    }
+    stream_.expires_after(options_.timeout);
+    http::async_write(stream_, req_, [&](beast::error_code e, std::size_t) {
+      result = e;
+      if (e) return;
+      http::async_read(stream_, buffer_, res, [&](beast::error_code e2, std::size_t) { result = e2; });
+    });
+    run_io();
+    return result;
+  }
+
+  void close() {
+    if (!connected_) return;
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
+    buffer_.clear();
+    connected_ = false;
+  }
+
+  OtlpClientOptions options_;
+  ParsedEndpoint endpoint_;
+  asio::io_context ioc_{1};
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  http::request<http::span_body<const char>> req_;
+  compression::GzipCompressor gzip_;
+  std::string gz_;
+  bool connected_ = false;
+  std::uint64_t requests_on_connection_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<OtlpClient> make_http_client(const OtlpClientOptions& options) {
+  return std::make_unique<HttpClient>(options);
+}
+
+}  // namespace tern::exporter::otlp

@@ -1,0 +1,105 @@
+#include "exporter/otlp/otlp_client.h"
+
+namespace tern::exporter::otlp {
+
+std::string_view grpc_method(pdata::Signal signal) {
+  switch (signal) {
+    case pdata::Signal::Logs:
+      return "/opentelemetry.proto.collector.logs.v1.LogsService/Export";
+    case pdata::Signal::Traces:
+      return "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
+    case pdata::Signal::Metrics:
+      return "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export";
+  }
+  return {};
+}
+
+std::string_view default_http_path(pdata::Signal signal) {
+  switch (signal) {
+    case pdata::Signal::Logs:
+      return "/v1/logs";
+    case pdata::Signal::Traces:
+      return "/v1/traces";
+    case pdata::Signal::Metrics:
+      return "/v1/metrics";
+  }
+  return {};
+}
+
+namespace {
+// Minimal protobuf reader: the response is two levels deep with three fields, a full
+// decoder would be overkill.
+bool read_varint(std::string_view& in, std::uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (in.empty()) return false;
+    auto b = static_cast<unsigned char>(in.front());
+    in.remove_prefix(1);
+    v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+bool skip_field(std::string_view& in, std::uint64_t wire_type) {
+  std::uint64_t v = 0;
+  switch (wire_type) {
+    case 0:
+      return read_varint(in, v);
+    case 1:
+      if (in.size() < 8) return false;
+      in.remove_prefix(8);
+      return true;
+    case 2:
+      if (!read_varint(in, v) || v > in.size()) return false;
+      in.remove_prefix(v);
+      return true;
+    case 5:
+      if (in.size() < 4) return false;
+      in.remove_prefix(4);
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+bool parse_export_response(std::string_view in, std::int64_t& rejected, std::string& error_message) {
+  rejected = 0;
+  error_message.clear();
+  while (!in.empty()) {
+    std::uint64_t tag = 0;
+    if (!read_varint(in, tag)) return false;
+    if (tag >> 3 == 1 && (tag & 7) == 2) {  // partial_success
+      std::uint64_t len = 0;
+      if (!read_varint(in, len) || len > in.size()) return false;
+      std::string_view ps = in.substr(0, len);
+      in.remove_prefix(len);
+      while (!ps.empty()) {
+        std::uint64_t t = 0;
+        if (!read_varint(ps, t)) return false;
+        if (t >> 3 == 1 && (t & 7) == 0) {
+          std::uint64_t v = 0;
+          if (!read_varint(ps, v)) return false;
+          rejected = static_cast<std::int64_t>(v);
+        } else if (t >> 3 == 2 && (t & 7) == 2) {
+          std::uint64_t l = 0;
+          if (!read_varint(ps, l) || l > ps.size()) return false;
+          error_message.assign(ps.substr(0, l));
+          ps.remove_prefix(l);
+        } else if (!skip_field(ps, t & 7)) {
+          return false;
+        }
+      }
+    } else if (!skip_field(in, tag & 7)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::unique_ptr<OtlpClient> make_otlp_client(const OtlpClientOptions& options) {
+  return options.protocol == Protocol::Http ? make_http_client(options) : make_grpc_client(options);
+}
+
+}  // namespace tern::exporter::otlp

@@ -1,0 +1,208 @@
+#include "pipeline/elasticsearch_stage.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <thread>
+#include <unordered_map>
+
+#include "encoding/elasticsearch/encoder.h"
+#include "exporter/elasticsearch/bulk_exporter.h"
+#include "queue/memory_queue.h"
+
+namespace tern::pipeline {
+namespace {
+
+using encoding::EncodedBatch;
+using encoding::es::Encoder;
+using encoding::es::EncoderConfig;
+
+EncoderConfig encoder_config(const config::ElasticsearchExporterConfig& c) {
+  EncoderConfig e;
+  e.logs_index = c.logs_index;
+  e.metrics_index = c.metrics_index;
+  e.traces_index = c.traces_index;
+  e.logs_dynamic_id = c.logs_dynamic_id;
+  return e;
+}
+
+// Heap bytes an encoded batch holds (what the queue is bounded by with early encoding).
+std::uint64_t held_bytes(const EncodedBatch& b) {
+  return b.data.capacity() + b.items.capacity() * sizeof(encoding::EncodedItem);
+}
+
+std::atomic<std::uint64_t> g_next_stage_id{1};
+
+class ElasticsearchStage final : public ExporterStage {
+public:
+  ElasticsearchStage(std::string id, const config::ElasticsearchExporterConfig& c, BatchSettings batch)
+      : id_(std::move(id)),
+        stage_id_(g_next_stage_id.fetch_add(1)),
+        early_(c.encoding == config::ElasticsearchExporterConfig::Encoding::kEarly),
+        encoder_config_(encoder_config(c)),
+        queue_(queue::MemoryQueueLimits{
+            .max_bytes = c.sending_queue.max_bytes ? c.sending_queue.max_bytes : kDefaultQueueBytes,
+            .max_items = 0,
+            .max_entries = c.sending_queue.queue_size}),
+        batch_(batch),
+        exporter_(exporter::es::from_config(c)) {
+    if (batch_.max_bytes == 0) batch_.max_bytes = c.flush.bytes;
+    consumers_ = c.num_workers ? static_cast<unsigned>(c.num_workers) : std::max(1u, std::thread::hardware_concurrency());
+  }
+  ~ElasticsearchStage() override { shutdown(std::chrono::milliseconds(0)); }
+
+  void start() override {
+    exporter_.start();
+    for (unsigned i = 0; i < consumers_; ++i) threads_.emplace_back([this] { consume_loop(); });
+  }
+
+  void shutdown(std::chrono::milliseconds timeout) override {
+    if (stopped_.exchange(true)) return;
+    const auto deadline = exporter::es::Clock::now() + timeout;
+    queue_.close();  // consumers drain what is queued, then leave
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    exporter_.flush(deadline);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - exporter::es::Clock::now());
+    exporter_.shutdown(std::max(left, std::chrono::milliseconds(0)));
+  }
+
+  ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
+    const std::uint64_t n = b ? b->record_count() : 0;
+    return enqueue(pdata::Signal::Logs, std::move(b), n);
+  }
+  ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData> b) override {
+    const std::uint64_t n = b ? b->span_count() : 0;
+    return enqueue(pdata::Signal::Traces, std::move(b), n);
+  }
+  ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData> b) override {
+    const std::uint64_t n = b ? b->data_point_count() : 0;
+    return enqueue(pdata::Signal::Metrics, std::move(b), n);
+  }
+
+  void collect_metrics(std::vector<MetricSample>& out) const override {
+    const std::string l = "exporter=\"" + id_ + "\"";
+    const auto q = queue_.stats();
+    const auto c = exporter_.counters();
+    auto add = [&](const char* name, double v, const char* help, bool counter = true) {
+      out.push_back({name, l, v, help, counter});
+    };
+    add("tern_exporter_queue_size", static_cast<double>(q.entries), "Requests waiting in the sending queue", false);
+    add("tern_exporter_queue_bytes", static_cast<double>(q.bytes), "Bytes held by the sending queue", false);
+    add("tern_exporter_queue_peak_bytes", static_cast<double>(q.peak_bytes), "Most bytes the queue held", false);
+    add("tern_exporter_enqueue_failed_total", static_cast<double>(q.refused_entries),
+        "Requests refused because the queue was full");
+    add("tern_exporter_encode_rejected_total", static_cast<double>(encode_rejected_.load()),
+        "Events the encoder could not map (NaN, cumulative histograms, ...)");
+    add("tern_exporter_docs_received_total", static_cast<double>(c.docs_received), "Documents handed to the sender");
+    add("tern_exporter_docs_indexed_total", static_cast<double>(c.docs_indexed), "Documents indexed");
+    add("tern_exporter_docs_duplicates_total", static_cast<double>(c.docs_duplicates), "Documents already present (409)");
+    add("tern_exporter_docs_retried_total", static_cast<double>(c.docs_retried), "Document re-sends");
+    add("tern_exporter_docs_failed_total", static_cast<double>(c.docs_failed), "Documents permanently rejected");
+    add("tern_exporter_docs_dropped_total", static_cast<double>(c.docs_dropped), "Documents dropped after max retries");
+    add("tern_exporter_docs_dead_lettered_total", static_cast<double>(c.docs_dead_lettered),
+        "Documents written to the dead-letter file");
+    add("tern_exporter_requests_total", static_cast<double>(c.requests), "Bulk requests sent");
+    add("tern_exporter_request_errors_total", static_cast<double>(c.request_errors),
+        "Bulk requests without an HTTP answer (connection errors, timeouts)");
+    add("tern_exporter_bytes_uncompressed_total", static_cast<double>(c.bytes_uncompressed), "Bulk body bytes before gzip");
+    add("tern_exporter_bytes_sent_total", static_cast<double>(c.bytes_compressed), "Bulk body bytes on the wire");
+  }
+
+  bool healthy() const override { return !stopped_.load(); }
+
+private:
+  static constexpr std::uint64_t kDefaultQueueBytes = 256ull << 20;
+
+  // The calling thread's encoder for this stage: producers never share one.
+  Encoder& thread_encoder() {
+    thread_local std::unordered_map<std::uint64_t, std::unique_ptr<Encoder>> encoders;
+    auto& e = encoders[stage_id_];
+    if (!e) e = std::make_unique<Encoder>(encoder_config_);
+    return *e;
+  }
+
+  void encode(Encoder& enc, pdata::Signal s, const void* batch, EncodedBatch& out) {
+    switch (s) {
+      case pdata::Signal::Logs: enc.encode_logs(*static_cast<const pdata::LogsData*>(batch), out); break;
+      case pdata::Signal::Traces: enc.encode_traces(*static_cast<const pdata::TracesData*>(batch), out); break;
+      case pdata::Signal::Metrics: enc.encode_metrics(*static_cast<const pdata::MetricsData*>(batch), out); break;
+    }
+    if (const auto n = out.stats.total_rejected()) encode_rejected_.fetch_add(n, std::memory_order_relaxed);
+  }
+
+  template <class Data>
+  ConsumeResult enqueue(pdata::Signal s, std::shared_ptr<Data> batch, std::uint64_t events) {
+    if (!batch || events == 0) return ConsumeResult::ok();
+    if (stopped_.load(std::memory_order_relaxed)) return {ConsumeCode::kShutdown, "exporter is shutting down", {}, 0};
+    queue::Entry e;
+    e.signal = s;
+    e.items = events;
+    if (early_) {
+      encode(thread_encoder(), s, batch.get(), e.encoded);
+      e.bytes = held_bytes(e.encoded);
+      batch.reset();  // the decoded request is not needed any more: only its bytes wait
+    } else {
+      e.bytes = batch->arena.bytes_held();
+      e.batch = std::move(batch);
+    }
+    if (!queue_.try_push(e))
+      return ConsumeResult::retry_later("sending queue of exporter " + id_ + " is full", std::chrono::seconds(1));
+    return ConsumeResult::ok();
+  }
+
+  void consume_loop() {
+    Encoder encoder(encoder_config_);  // late encoding only
+    std::vector<queue::Entry> entries;
+    while (true) {
+      entries.clear();
+      if (!queue_.pop_batch(entries, batch_.max_bytes, batch_.max_items, batch_.timeout)) return;
+      EncodedBatch merged;
+      for (auto& e : entries) {
+        if (!early_) encode(encoder, e.signal, e.batch.get(), e.encoded), e.batch.reset();
+        if (entries.size() == 1) {
+          merged = std::move(e.encoded);
+        } else {
+          append(merged, e.encoded);
+        }
+      }
+      if (merged.empty()) continue;
+      // Blocks while the sender's in-flight limit is reached: the queue then fills and
+      // receivers get back-pressure.
+      if (!exporter_.submit(std::move(merged), [](const exporter::es::BulkResult&) {}))
+        spdlog::error("exporter {}: sender stopped; {} queued requests not sent", id_, entries.size());
+    }
+  }
+
+  static void append(EncodedBatch& into, const EncodedBatch& from) {
+    if (into.data.empty()) into.data.reserve(from.data.size() * 4);
+    const auto base = static_cast<std::uint32_t>(into.data.size());
+    into.data += from.data;
+    for (auto item : from.items) {
+      item.offset += base;
+      into.items.push_back(item);
+    }
+    into.stats.merge(from.stats);
+  }
+
+  std::string id_;
+  std::uint64_t stage_id_;
+  bool early_;
+  EncoderConfig encoder_config_;
+  queue::MemoryQueue queue_;
+  BatchSettings batch_;
+  exporter::es::BulkExporter exporter_;
+  unsigned consumers_ = 1;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stopped_{false};
+  std::atomic<std::uint64_t> encode_rejected_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<ExporterStage> make_elasticsearch_stage(std::string id, const config::ElasticsearchExporterConfig& c,
+                                                        BatchSettings batch) {
+  return std::make_unique<ElasticsearchStage>(std::move(id), c, batch);
+}
+
+}  // namespace tern::pipeline

@@ -1,0 +1,39 @@
+#pragma once
+// An exporter as a pipeline sees it: a Consumer that takes batches (into its queue) plus
+// a lifecycle and its metrics. Built from the config by the service.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "pipeline/consumer.h"
+
+namespace tern::pipeline {
+
+// One Prometheus sample: name{labels} value.
+struct MetricSample {
+  std::string name;    // e.g. tern_exporter_sent_documents_total
+  std::string labels;  // e.g. exporter="elasticsearch"
+  double value = 0;
+  std::string help;
+  bool counter = true;  // counter or gauge
+};
+
+class ExporterStage : public Consumer {
+public:
+  virtual void start() = 0;
+  // Stops taking batches, drains what is queued within `timeout`. Idempotent.
+  virtual void shutdown(std::chrono::milliseconds timeout) = 0;
+  // False while the stage cannot deliver (e.g. every endpoint failing).
+  virtual bool healthy() const { return true; }
+  virtual void collect_metrics(std::vector<MetricSample>& out) const = 0;
+};
+
+// How queue consumers group entries before handing them to the sender (the `batch`
+// processor's settings when the pipeline has one).
+struct BatchSettings {
+  std::uint64_t max_items = 0;  // 0: no item bound
+  std::uint64_t max_bytes = 0;  // 0: the exporter's flush.bytes
+  std::chrono::milliseconds timeout{0};
+};
+
+}  // namespace tern::pipeline

@@ -1,0 +1,284 @@
+#include "service/collector.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <map>
+#include <set>
+
+#include "net/http_server.h"
+#include "pipeline/debug_stage.h"
+#include "pipeline/elasticsearch_stage.h"
+#include "pipeline/pipeline.h"
+#include "processor/attributes_processor.h"
+#include "processor/memory_limiter.h"
+#include "receiver/otlp/otlp_receiver.h"
+
+namespace tern::service {
+
+namespace {
+
+pdata::Signal to_signal(config::Signal s) {
+  switch (s) {
+    case config::Signal::kLogs: return pdata::Signal::Logs;
+    case config::Signal::kTraces: return pdata::Signal::Traces;
+    case config::Signal::kMetrics: return pdata::Signal::Metrics;
+  }
+  return pdata::Signal::Logs;
+}
+
+template <class Component>
+const Component* find(const std::vector<Component>& list, const std::string& id) {
+  for (const auto& c : list)
+    if (c.id.str() == id) return &c;
+  return nullptr;
+}
+
+std::string escape_label(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+struct Collector::Impl {
+  config::Config config;
+  // Exporter stages by id; a stage used by several pipelines is one instance (one queue).
+  std::map<std::string, std::shared_ptr<pipeline::ExporterStage>> exporters;
+  std::map<std::string, std::shared_ptr<pipeline::ReceiverRouter>> routers;
+  std::map<std::string, std::unique_ptr<receiver::otlp::OtlpReceiver>> receivers;
+  std::vector<std::shared_ptr<processor::MemoryLimiter>> limiters;
+  std::unique_ptr<net::HttpServer> health_server, metrics_server;
+  std::uint16_t health_port = 0, metrics_port = 0;
+  bool started = false, stopped = false;
+  std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
+
+  // The `batch` processor of a pipeline sizes the queue consumers' batches of its exporters.
+  static pipeline::BatchSettings batch_settings(const config::BatchProcessorConfig& b) {
+    pipeline::BatchSettings s;
+    s.max_items = b.send_batch_max_size ? b.send_batch_max_size : b.send_batch_size;
+    s.max_bytes = b.send_batch_max_bytes;
+    s.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(b.timeout);
+    return s;
+  }
+
+  std::shared_ptr<pipeline::ExporterStage> exporter(const std::string& id, const pipeline::BatchSettings& batch) {
+    if (auto it = exporters.find(id); it != exporters.end()) return it->second;
+    const auto* c = find(config.exporters, id);
+    if (!c) throw BuildError("exporter \"" + id + "\" is not defined");
+    std::shared_ptr<pipeline::ExporterStage> stage;
+    if (const auto* es = std::get_if<config::ElasticsearchExporterConfig>(&c->settings)) {
+      if (es->sending_queue.enabled && es->sending_queue.type == config::ElasticsearchExporterConfig::SendingQueue::Type::kDisk)
+        throw BuildError("exporter \"" + id + "\": sending_queue.type disk is not available in this build yet");
+      if (es->mapping_mode != "otel")
+        throw BuildError("exporter \"" + id + "\": mapping.mode \"" + es->mapping_mode + "\" is not supported (otel)");
+      stage = pipeline::make_elasticsearch_stage(id, *es, batch);
+    } else if (const auto* dbg = std::get_if<config::DebugExporterConfig>(&c->settings)) {
+      stage = pipeline::make_debug_stage(id, *dbg);
+    } else {
+      throw BuildError("exporter \"" + id + "\": the otlp exporter is not available in tern run yet");
+    }
+    exporters.emplace(id, stage);
+    return stage;
+  }
+
+  std::shared_ptr<processor::Processor> processor(const std::string& id, pipeline::BatchSettings& batch) {
+    const auto* c = find(config.processors, id);
+    if (!c) throw BuildError("processor \"" + id + "\" is not defined");
+    if (const auto* b = std::get_if<config::BatchProcessorConfig>(&c->settings)) {
+      batch = batch_settings(*b);
+      return nullptr;  // not a stage of its own: see batch_settings
+    }
+    if (const auto* m = std::get_if<config::MemoryLimiterProcessorConfig>(&c->settings)) {
+      auto l = std::make_shared<processor::MemoryLimiter>(*m);
+      limiters.push_back(l);
+      return l;
+    }
+    const auto& a = std::get<config::AttributesProcessorConfig>(c->settings);
+    return std::make_shared<processor::AttributesProcessor>(
+        a, c->id.type == "resource" ? processor::AttributesProcessor::Target::kResource
+                                    : processor::AttributesProcessor::Target::kRecords);
+  }
+
+  void build() {
+    for (const auto& p : config.pipelines) {
+      pipeline::BatchSettings batch;
+      std::vector<std::shared_ptr<processor::Processor>> procs;
+      for (const auto& id : p.processors)
+        if (auto proc = processor(id, batch)) procs.push_back(std::move(proc));
+      std::vector<std::shared_ptr<pipeline::ExporterStage>> stages;
+      for (const auto& id : p.exporters) stages.push_back(exporter(id, batch));
+      const std::string name = p.name.empty() ? "" : "/" + p.name;
+      auto pl = std::make_shared<pipeline::Pipeline>(std::string(pdata::to_string(to_signal(p.signal))) + name,
+                                                     std::move(procs), std::move(stages));
+      for (const auto& rid : p.receivers) {
+        auto& router = routers[rid];
+        if (!router) router = std::make_shared<pipeline::ReceiverRouter>();
+        router->add(to_signal(p.signal), pl);
+      }
+    }
+    for (const auto& [rid, router] : routers) {
+      const auto* r = find(config.receivers, rid);
+      if (!r) throw BuildError("receiver \"" + rid + "\" is not defined");
+      if (const auto* otlp = std::get_if<config::OtlpReceiverConfig>(&r->settings)) {
+        receivers.emplace(rid, std::make_unique<receiver::otlp::OtlpReceiver>(*otlp, *router));
+      } else {
+        throw BuildError("receiver \"" + rid + "\": the filelog receiver is not available in this build yet");
+      }
+    }
+  }
+
+  bool healthy() const {
+    if (!started || stopped) return false;
+    for (const auto& [id, e] : exporters)
+      if (!e->healthy()) return false;
+    return true;
+  }
+
+  std::string metrics_text() const {
+    std::vector<pipeline::MetricSample> samples;
+    for (const auto& [id, r] : receivers) {
+      const auto s = r->stats();
+      const std::string l = "receiver=\"" + escape_label(id) + "\"";
+      for (auto sig : {pdata::Signal::Logs, pdata::Signal::Traces, pdata::Signal::Metrics}) {
+        const auto& p = s.of(sig);
+        const std::string ls = l + ",signal=\"" + std::string(pdata::to_string(sig)) + "\"";
+        samples.push_back({"tern_receiver_requests_total", ls, static_cast<double>(p.requests), "Export requests received", true});
+        samples.push_back({"tern_receiver_accepted_items_total", ls, static_cast<double>(p.accepted), "Items queued", true});
+        samples.push_back({"tern_receiver_refused_items_total", ls, static_cast<double>(p.refused),
+                           "Items refused (back-pressure, invalid, shutdown)", true});
+      }
+      samples.push_back({"tern_receiver_bad_requests_total", l, static_cast<double>(s.bad_requests),
+                         "Requests whose payload could not be decoded", true});
+      samples.push_back({"tern_receiver_bytes_total", l, static_cast<double>(s.bytes_received), "Request bytes received", true});
+    }
+    for (const auto& [id, e] : exporters) e->collect_metrics(samples);
+    for (std::size_t i = 0; i < limiters.size(); ++i)
+      samples.push_back({"tern_memory_limiter_refused_total", "", static_cast<double>(limiters[i]->refused()),
+                         "Batches refused by memory_limiter", true});
+    samples.push_back({"tern_process_resident_memory_bytes", "", static_cast<double>(processor::MemoryLimiter::read_rss()),
+                       "Resident memory of the collector", false});
+    samples.push_back({"tern_process_uptime_seconds", "",
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(),
+                       "Seconds since start", false});
+    // One HELP/TYPE block per metric name, samples grouped under it.
+    std::map<std::string, std::vector<const pipeline::MetricSample*>> by_name;
+    for (const auto& s : samples) by_name[s.name].push_back(&s);
+    std::string out;
+    for (const auto& [name, list] : by_name) {
+      out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, list[0]->help, name, list[0]->counter ? "counter" : "gauge");
+      for (const auto* s : list)
+        out += s->labels.empty() ? fmt::format("{} {}\n", name, s->value)
+                                 : fmt::format("{}{{{}}} {}\n", name, s->labels, s->value);
+    }
+    return out;
+  }
+};
+
+Collector::Collector(const config::Config& config) : impl_(std::make_unique<Impl>()) {
+  impl_->config = config;
+  impl_->build();
+}
+
+Collector::~Collector() { shutdown(std::chrono::milliseconds(0)); }
+
+void Collector::start() {
+  auto& i = *impl_;
+  try {
+    for (auto& [id, e] : i.exporters) e->start();
+    for (auto& [id, r] : i.receivers) {
+      r->start();
+      spdlog::info("receiver {} listening: http port {}, grpc port {}", id, r->http_port(), r->grpc_port());
+    }
+    for (const auto& ext_id : i.config.service_extensions) {
+      const auto* ext = find(i.config.extensions, ext_id);
+      if (!ext) continue;
+      const auto& hc = std::get<config::HealthCheckExtensionConfig>(ext->settings);
+      auto [host, port] = net::split_host_port(hc.endpoint);
+      net::HttpServerOptions o;
+      o.host = host;
+      o.port = port;
+      o.threads = 1;
+      const std::string path = hc.path.empty() ? "/" : hc.path;
+      i.health_server = std::make_unique<net::HttpServer>(o, [this, path](net::HttpRequest& req) {
+        net::HttpResponse res;
+        res.content_type = "application/json";
+        std::string_view target = req.target.substr(0, req.target.find('?'));
+        if (target != path) {
+          res.status = 404;
+          res.body = R"({"status":"not found"})";
+        } else if (healthy()) {
+          res.body = R"({"status":"Server available"})";
+        } else {
+          res.status = 503;
+          res.body = R"({"status":"Server not available"})";
+        }
+        return res;
+      });
+      i.health_port = i.health_server->start();
+      spdlog::info("health_check on {}:{}{}", host, i.health_port, path);
+    }
+    if (!i.config.telemetry.metrics_address.empty()) {
+      auto [host, port] = net::split_host_port(i.config.telemetry.metrics_address);
+      net::HttpServerOptions o;
+      o.host = host;
+      o.port = port;
+      o.threads = 1;
+      i.metrics_server = std::make_unique<net::HttpServer>(o, [this](net::HttpRequest& req) {
+        net::HttpResponse res;
+        if (req.target.substr(0, req.target.find('?')) != "/metrics") {
+          res.status = 404;
+          return res;
+        }
+        res.content_type = "text/plain; version=0.0.4";
+        res.body = prometheus_metrics();
+        return res;
+      });
+      i.metrics_port = i.metrics_server->start();
+      spdlog::info("internal metrics on http://{}:{}/metrics", host, i.metrics_port);
+    }
+  } catch (...) {
+    shutdown(std::chrono::milliseconds(0));
+    throw;
+  }
+  i.started = true;
+}
+
+void Collector::shutdown(std::chrono::milliseconds timeout) {
+  auto& i = *impl_;
+  if (i.stopped) return;
+  i.stopped = true;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (auto& [id, r] : i.receivers) r->shutdown();  // no new data from here on
+  for (auto& [id, e] : i.exporters) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    e->shutdown(std::max(left, std::chrono::milliseconds(0)));
+  }
+  if (i.health_server) i.health_server->shutdown();
+  if (i.metrics_server) i.metrics_server->shutdown();
+}
+
+bool Collector::healthy() const { return impl_->healthy(); }
+std::string Collector::prometheus_metrics() const { return impl_->metrics_text(); }
+
+std::uint16_t Collector::receiver_http_port(const std::string& id) const {
+  auto it = impl_->receivers.find(id);
+  return it == impl_->receivers.end() ? 0 : it->second->http_port();
+}
+std::uint16_t Collector::receiver_grpc_port(const std::string& id) const {
+  auto it = impl_->receivers.find(id);
+  return it == impl_->receivers.end() ? 0 : it->second->grpc_port();
+}
+std::uint16_t Collector::health_check_port() const { return impl_->health_port; }
+std::uint16_t Collector::metrics_port() const { return impl_->metrics_port; }
+
+}  // namespace tern::service

@@ -1,0 +1,181 @@
+// The OTLP clients against recording in-test servers on loopback.
+#include <gtest/gtest.h>
+
+#include "exporter/otlp/otlp_client.h"
+#include "exporter/otlp/test_servers.h"
+#include "gen/workload.h"
+#include "otlp/proto_codec.h"
+
+namespace tern::exporter::otlp {
+namespace {
+
+std::string logs_request(std::size_t n) {
+  pdata::LogsData d;
+  gen::build_logs_workload(n, d, 1'700'000'000'000'000'000ULL);
+  std::string out;
+  tern::otlp::encode_logs_proto(d, out);
+  return out;
+}
+
+std::size_t decoded_logs(const std::string& body) {
+  pdata::LogsData d;
+  EXPECT_FALSE(tern::otlp::decode_logs_proto(body, d).has_value());
+  return d.record_count();
+}
+
+// An ExportLogsServiceResponse with partial_success {rejected_log_records: 3, error_message: "bad"}.
+std::string partial_success_response() {
+  std::string ps = std::string("\x08\x03\x12\x03", 4) + "bad";
+  return std::string("\x0a") + static_cast<char>(ps.size()) + ps;
+}
+
+TEST(OtlpHttpClient, SendsProtobufWithHeadersOnOneConnection) {
+  test::RecordingHttpServer server;
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  o.headers = {{"X-Test", "yes"}};
+  auto client = make_otlp_client(o);
+  const std::string body = logs_request(5);
+  for (int i = 0; i < 3; ++i) {
+    auto st = client->export_request(pdata::Signal::Logs, body);
+    ASSERT_TRUE(st.ok) << st.message;
+    EXPECT_EQ(st.code, 200);
+    EXPECT_EQ(st.attempts, 1);
+  }
+  auto reqs = server.store().requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  for (const auto& r : reqs) {
+    EXPECT_EQ(r.path, "/v1/logs");
+    EXPECT_EQ(r.headers.at("content-type"), "application/x-protobuf");
+    EXPECT_EQ(r.headers.at("x-test"), "yes");
+    EXPECT_FALSE(r.was_gzip);
+    EXPECT_EQ(decoded_logs(r.body), 5u);
+  }
+}
+
+TEST(OtlpHttpClient, GzipAndPathPerSignal) {
+  test::RecordingHttpServer server;
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = "http://" + server.endpoint();
+  o.gzip = true;
+  auto client = make_otlp_client(o);
+  ASSERT_TRUE(client->export_request(pdata::Signal::Logs, logs_request(2)).ok);
+  ASSERT_TRUE(client->export_request(pdata::Signal::Traces, "").ok);
+  ASSERT_TRUE(client->export_request(pdata::Signal::Metrics, "").ok);
+  auto reqs = server.store().requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_TRUE(reqs[0].was_gzip);
+  EXPECT_EQ(reqs[0].headers.at("content-encoding"), "gzip");
+  EXPECT_EQ(decoded_logs(reqs[0].body), 2u);
+  EXPECT_EQ(reqs[1].path, "/v1/traces");
+  EXPECT_EQ(reqs[2].path, "/v1/metrics");
+}
+
+TEST(OtlpHttpClient, PartialSuccessIsReported) {
+  test::RecordingHttpServer server;
+  server.set_default({200, partial_success_response(), {}});
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(4));
+  ASSERT_TRUE(st.ok);
+  EXPECT_EQ(st.rejected, 3);
+  EXPECT_EQ(st.message, "bad");
+}
+
+TEST(OtlpHttpClient, RetriesRetryableStatusHonouringRetryAfter) {
+  test::RecordingHttpServer server;
+  server.script({{503, "", {{"Retry-After", "0"}}}, {429, "", {}}});
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  o.max_retries = 2;
+  auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  ASSERT_TRUE(st.ok) << st.message;
+  EXPECT_EQ(st.attempts, 3);
+  EXPECT_EQ(server.store().size(), 3u);
+}
+
+TEST(OtlpHttpClient, ErrorStatusAndRefusedConnectionAreErrors) {
+  test::RecordingHttpServer server;
+  server.set_default({500, "boom", {}});
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.code, 500);
+  EXPECT_NE(st.message.find("HTTP 500"), std::string::npos) << st.message;
+  EXPECT_NE(st.message.find("boom"), std::string::npos) << st.message;
+
+  o.endpoint = "127.0.0.1:1";  // nothing listens on port 1
+  st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.code, -1);
+  EXPECT_NE(st.message.find("refused"), std::string::npos) << st.message;
+}
+
+TEST(OtlpHttpClient, BadEndpointThrows) {
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = "localhost:notaport";
+  EXPECT_THROW(make_otlp_client(o), std::invalid_argument);
+  o.endpoint = "https://localhost:4318";
+  EXPECT_THROW(make_otlp_client(o), std::invalid_argument);
+}
+
+TEST(OtlpGrpcClient, SendsToTheServiceMethodWithMetadata) {
+  test::RecordingGrpcServer server;
+  OtlpClientOptions o;
+  o.protocol = Protocol::Grpc;
+  o.endpoint = server.endpoint();
+  o.headers = {{"X-Test", "yes"}};
+  o.gzip = true;
+  auto client = make_otlp_client(o);
+  const std::string body = logs_request(7);
+  for (int i = 0; i < 2; ++i) {
+    auto st = client->export_request(pdata::Signal::Logs, body);
+    ASSERT_TRUE(st.ok) << st.message;
+  }
+  ASSERT_TRUE(client->export_request(pdata::Signal::Traces, "").ok);
+  ASSERT_TRUE(client->export_request(pdata::Signal::Metrics, "").ok);
+  auto reqs = server.store().requests();
+  ASSERT_EQ(reqs.size(), 4u);
+  EXPECT_EQ(reqs[0].path, "/opentelemetry.proto.collector.logs.v1.LogsService/Export");
+  EXPECT_EQ(reqs[0].headers.at("x-test"), "yes");
+  EXPECT_EQ(decoded_logs(reqs[0].body), 7u);
+  EXPECT_EQ(reqs[2].path, "/opentelemetry.proto.collector.trace.v1.TraceService/Export");
+  EXPECT_EQ(reqs[3].path, "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export");
+}
+
+TEST(OtlpGrpcClient, ErrorsCarryTheStatus) {
+  test::RecordingGrpcServer server(grpc::StatusCode::INVALID_ARGUMENT);
+  OtlpClientOptions o;
+  o.endpoint = server.endpoint();
+  auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.code, static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+  EXPECT_NE(st.message.find("scripted failure"), std::string::npos) << st.message;
+
+  o.endpoint = "127.0.0.1:1";
+  o.timeout = std::chrono::milliseconds(2000);
+  st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.code, static_cast<int>(grpc::StatusCode::UNAVAILABLE));
+}
+
+TEST(ParseExportResponse, ReadsPartialSuccess) {
+  std::int64_t rejected = -1;
+  std::string msg;
+  EXPECT_TRUE(parse_export_response("", rejected, msg));
+  EXPECT_EQ(rejected, 0);
+  EXPECT_TRUE(parse_export_response(partial_success_response(), rejected, msg));
+  EXPECT_EQ(rejected, 3);
+  EXPECT_EQ(msg, "bad");
+  EXPECT_FALSE(parse_export_response("\x0a\x05", rejected, msg));
+}
+
+}  // namespace
+}  // namespace tern::exporter::otlp

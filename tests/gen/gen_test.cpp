@@ -1,0 +1,359 @@
+// `tern gen` against recording in-test OTLP endpoints on loopback: counts, content and
+// structure of what arrives, failure handling, and the CLI's exit code and report.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "exporter/otlp/test_servers.h"
+#include "gen/generator.h"
+#include "otlp/json_codec.h"
+#include "otlp/proto_codec.h"
+#include "support/process.h"
+
+namespace tern::gen {
+namespace {
+
+using exporter::otlp::Protocol;
+
+std::string str(const pdata::AnyValue* v) {
+  return v && v->kind == pdata::ValueKind::String ? std::string(v->string_value) : "<none>";
+}
+
+Attr attr(const std::string& text) {
+  std::string err;
+  auto a = parse_attribute(text, err);
+  EXPECT_TRUE(a) << err;
+  return *a;
+}
+
+GenOptions http_options(const test::RecordingHttpServer& s, pdata::Signal signal) {
+  GenOptions o;
+  o.signal = signal;
+  o.client.protocol = Protocol::Http;
+  o.client.endpoint = s.endpoint();
+  return o;
+}
+
+ClientFactory factory(const GenOptions& o) {
+  return [o](unsigned) { return exporter::otlp::make_otlp_client(o.client); };
+}
+
+TEST(GenLogs, EveryWorkerSendsItsCountWithTheRequestedContent) {
+  test::RecordingHttpServer server;
+  GenOptions o = http_options(server, pdata::Signal::Logs);
+  o.workers = 3;
+  o.count = 10;
+  o.batch_size = 4;  // 4 + 4 + 2 per worker
+  o.service = "svc";
+  o.resource_attributes = {attr("env=\"test\""), attr("replicas=3")};
+  o.telemetry_attributes = {attr("k=\"v\""), attr("flag=true"), attr("list=[1, 2]")};
+  o.body = "hello";
+  o.severity_text = "Warn";
+  o.severity_number = 13;
+  o.trace_id_hex = "0102030405060708090a0b0c0d0e0f10";
+  o.span_id_hex = "1112131415161718";
+  ASSERT_EQ(validate(o), "");
+  auto r = run_generator(o, factory(o));
+  ASSERT_FALSE(r.failed) << r.error;
+  for (const auto& w : r.workers) {
+    EXPECT_EQ(w.items, 10u);
+    EXPECT_EQ(w.requests, 3u);
+  }
+  std::size_t records = 0;
+  for (const auto& req : server.store().requests()) {
+    EXPECT_EQ(req.path, "/v1/logs");
+    pdata::LogsData d;
+    ASSERT_FALSE(otlp::decode_logs_proto(req.body, d).has_value());
+    for (const auto& rl : d.resource_logs) {
+      EXPECT_EQ(str(pdata::find_attribute(rl.resource.attributes, "service.name")), "svc");
+      EXPECT_EQ(str(pdata::find_attribute(rl.resource.attributes, "env")), "test");
+      auto* rep = pdata::find_attribute(rl.resource.attributes, "replicas");
+      ASSERT_NE(rep, nullptr);
+      EXPECT_EQ(rep->int_value, 3);
+      for (const auto& sl : rl.scope_logs)
+        for (const auto& rec : sl.log_records) {
+          ++records;
+          EXPECT_EQ(str(&rec.body), "hello");
+          EXPECT_EQ(rec.severity_text, "Warn");
+          EXPECT_EQ(rec.severity_number, 13);
+          EXPECT_EQ(rec.trace_id[0], 0x01);
+          EXPECT_EQ(rec.trace_id[15], 0x10);
+          EXPECT_EQ(rec.span_id[7], 0x18);
+          EXPECT_NE(rec.time_unix_nano, 0u);
+          EXPECT_EQ(str(pdata::find_attribute(rec.attributes, "k")), "v");
+          auto* flag = pdata::find_attribute(rec.attributes, "flag");
+          ASSERT_NE(flag, nullptr);
+          EXPECT_TRUE(flag->bool_value);
+          auto* list = pdata::find_attribute(rec.attributes, "list");
+          ASSERT_NE(list, nullptr);
+          ASSERT_EQ(list->kind, pdata::ValueKind::Array);
+          EXPECT_EQ(list->array->size(), 2u);
+        }
+    }
+  }
+  EXPECT_EQ(records, 30u);
+  EXPECT_EQ(server.store().size(), 9u);
+}
+
+TEST(GenLogs, ServiceNameAttributeOverridesServiceAndJsonAndGzipWork) {
+  test::RecordingHttpServer server;
+  GenOptions o = http_options(server, pdata::Signal::Logs);
+  o.count = 3;
+  o.client.encoding = exporter::otlp::Encoding::Json;
+  o.client.gzip = true;
+  o.resource_attributes = {attr("service.name=\"other\"")};
+  auto r = run_generator(o, factory(o));
+  ASSERT_FALSE(r.failed) << r.error;
+  std::size_t records = 0;
+  for (const auto& req : server.store().requests()) {
+    EXPECT_TRUE(req.was_gzip);
+    EXPECT_EQ(req.headers.at("content-type"), "application/json");
+    pdata::LogsData d;
+    ASSERT_FALSE(otlp::decode_logs_json(req.body, d).has_value()) << req.body;
+    records += d.record_count();
+    EXPECT_EQ(d.resource_logs[0].resource.attributes.size(), 1u);
+    EXPECT_EQ(str(pdata::find_attribute(d.resource_logs[0].resource.attributes, "service.name")), "other");
+  }
+  EXPECT_EQ(records, 3u);
+}
+
+TEST(GenLogs, GrpcWorkersEachSendTheirCount) {
+  test::RecordingGrpcServer server;
+  GenOptions o;
+  o.signal = pdata::Signal::Logs;
+  o.client.endpoint = server.endpoint();
+  o.client.headers = {{"authorization", "Bearer x"}};
+  o.workers = 2;
+  o.count = 7;
+  o.batch_size = 3;
+  auto r = run_generator(o, factory(o));
+  ASSERT_FALSE(r.failed) << r.error;
+  std::size_t records = 0;
+  for (const auto& req : server.store().requests()) {
+    EXPECT_EQ(req.headers.at("authorization"), "Bearer x");
+    pdata::LogsData d;
+    ASSERT_FALSE(otlp::decode_logs_proto(req.body, d).has_value());
+    records += d.record_count();
+  }
+  EXPECT_EQ(records, 14u);
+}
+
+TEST(GenTraces, ParentChildStructure) {
+  test::RecordingHttpServer server;
+  GenOptions o = http_options(server, pdata::Signal::Traces);
+  o.workers = 2;
+  o.count = 3;
+  o.batch_size = 2;
+  o.child_spans = 2;
+  o.status_code = 2;
+  o.span_duration = std::chrono::microseconds(500);
+  o.telemetry_attributes = {attr("k=\"v\"")};
+  auto r = run_generator(o, factory(o));
+  ASSERT_FALSE(r.failed) << r.error;
+  EXPECT_EQ(r.total(&WorkerResult::items), 6u);
+  EXPECT_EQ(r.total(&WorkerResult::events), 18u);
+  std::map<pdata::TraceId, std::vector<pdata::Span>> traces;
+  std::vector<std::unique_ptr<pdata::TracesData>> keep;
+  // Decoding is zero-copy: the spans' strings view into the request bodies, so the
+  // requests must outlive `traces`.
+  const auto requests = server.store().requests();
+  for (const auto& req : requests) {
+    EXPECT_EQ(req.path, "/v1/traces");
+    auto d = std::make_unique<pdata::TracesData>();
+    ASSERT_FALSE(otlp::decode_traces_proto(req.body, *d).has_value());
+    for (const auto& rs : d->resource_spans)
+      for (const auto& ss : rs.scope_spans)
+        for (const auto& sp : ss.spans) traces[sp.trace_id].push_back(sp);
+    keep.push_back(std::move(d));  // spans view into the data's arena
+  }
+  ASSERT_EQ(traces.size(), 6u);
+  std::set<pdata::SpanId> span_ids;
+  for (const auto& [tid, spans] : traces) {
+    EXPECT_FALSE(pdata::is_zero(tid));
+    ASSERT_EQ(spans.size(), 3u);
+    const pdata::Span* root = nullptr;
+    for (const auto& sp : spans)
+      if (pdata::is_zero(sp.parent_span_id)) root = &sp;
+    ASSERT_NE(root, nullptr);
+    EXPECT_EQ(root->name, "lets-go");
+    EXPECT_EQ(root->kind, pdata::SpanKind::Client);
+    for (const auto& sp : spans) {
+      span_ids.insert(sp.span_id);
+      EXPECT_EQ(sp.status.code, pdata::StatusCode::Error);
+      EXPECT_EQ(sp.end_time_unix_nano - sp.start_time_unix_nano, 500'000u);
+      EXPECT_EQ(str(pdata::find_attribute(sp.attributes, "k")), "v");
+      if (&sp == root) continue;
+      EXPECT_EQ(sp.parent_span_id, root->span_id);
+      EXPECT_EQ(sp.kind, pdata::SpanKind::Server);
+      EXPECT_EQ(sp.name.substr(0, 11), "okey-dokey-");
+    }
+  }
+  EXPECT_EQ(span_ids.size(), 18u);  // unique across workers and requests
+}
+
+TEST(GenMetrics, EachMetricType) {
+  for (auto kind :
+       {MetricKind::Gauge, MetricKind::Sum, MetricKind::Histogram, MetricKind::ExponentialHistogram}) {
+    test::RecordingHttpServer server;
+    GenOptions o = http_options(server, pdata::Signal::Metrics);
+    o.workers = 2;
+    o.count = 5;
+    o.batch_size = 2;
+    o.metric_type = kind;
+    o.metric_name = "my.metric";
+    o.telemetry_attributes = {attr("k=\"v\"")};
+    auto r = run_generator(o, factory(o));
+    ASSERT_FALSE(r.failed) << r.error;
+    std::size_t points = 0;
+    for (const auto& req : server.store().requests()) {
+      EXPECT_EQ(req.path, "/v1/metrics");
+      pdata::MetricsData d;
+      ASSERT_FALSE(otlp::decode_metrics_proto(req.body, d).has_value());
+      points += d.data_point_count();
+      for (const auto& m : d.resource_metrics[0].scope_metrics[0].metrics) {
+        EXPECT_EQ(m.name, "my.metric");
+        switch (kind) {
+          case MetricKind::Gauge:
+            EXPECT_EQ(m.type, pdata::MetricType::Gauge);
+            break;
+          case MetricKind::Sum:
+            EXPECT_EQ(m.type, pdata::MetricType::Sum);
+            EXPECT_TRUE(m.is_monotonic);
+            EXPECT_EQ(m.temporality, pdata::AggregationTemporality::Cumulative);
+            break;
+          case MetricKind::Histogram:
+            ASSERT_EQ(m.type, pdata::MetricType::Histogram);
+            EXPECT_EQ(m.histogram_points[0].bucket_counts.size(),
+                      m.histogram_points[0].explicit_bounds.size() + 1);
+            EXPECT_EQ(str(pdata::find_attribute(m.histogram_points[0].attributes, "k")), "v");
+            break;
+          case MetricKind::ExponentialHistogram:
+            EXPECT_EQ(m.type, pdata::MetricType::ExponentialHistogram);
+            break;
+        }
+      }
+    }
+    EXPECT_EQ(points, 10u);
+  }
+}
+
+TEST(GenRate, ThrottledRunSendsAboutRateTimesDuration) {
+  test::RecordingHttpServer server;
+  GenOptions o = http_options(server, pdata::Signal::Logs);
+  o.workers = 2;
+  o.rate = 20;
+  o.duration = std::chrono::milliseconds(500);
+  auto r = run_generator(o, factory(o));
+  ASSERT_FALSE(r.failed) << r.error;
+  // Counts only, never timing: a 20/s bucket holding 1 + 20 * 0.05 tokens cannot exceed
+  // 2 + 20 * 0.5 s per worker, whatever the machine's speed; unthrottled it would be
+  // thousands. The lower bound only says the run did something.
+  for (const auto& w : r.workers) {
+    EXPECT_GE(w.items, 1u);
+    EXPECT_LE(w.items, 12u);
+  }
+}
+
+TEST(GenFailures, FirstFailureEndsTheRun) {
+  GenOptions o;
+  o.signal = pdata::Signal::Logs;
+  o.client.protocol = Protocol::Http;
+  o.client.endpoint = "127.0.0.1:1";
+  o.workers = 2;
+  o.count = 100;
+  auto r = run_generator(o, factory(o));
+  ASSERT_TRUE(r.failed);
+  EXPECT_NE(r.error.find("refused"), std::string::npos) << r.error;
+  EXPECT_EQ(r.total(&WorkerResult::items), 0u);
+  EXPECT_LE(r.total(&WorkerResult::requests), 2u);
+}
+
+TEST(GenFailures, AllowExportFailuresKeepsGoing) {
+  test::RecordingHttpServer server;
+  server.script({{500, "", {}}, {500, "", {}}});
+  GenOptions o = http_options(server, pdata::Signal::Logs);
+  o.count = 5;
+  o.allow_export_failures = true;
+  auto r = run_generator(o, factory(o));
+  EXPECT_FALSE(r.failed);
+  EXPECT_EQ(r.workers[0].requests, 5u);
+  EXPECT_EQ(r.workers[0].failures, 2u);
+  EXPECT_EQ(r.workers[0].items, 3u);
+  auto report = format_report(o, r);
+  EXPECT_NE(report.find("{\"worker\": 0, \"logs\": 3}"), std::string::npos) << report;
+  EXPECT_NE(report.find("\"failures\": 2"), std::string::npos) << report;
+}
+
+TEST(GenParse, AttributesAndDurations) {
+  std::string err;
+  EXPECT_FALSE(parse_attribute("k=v", err));  // strings need quotes, as in telemetrygen
+  EXPECT_FALSE(parse_attribute("novalue", err));
+  EXPECT_FALSE(parse_attribute("k=[1, \"a\"]", err));
+  auto a = parse_attribute("k=[\"a,b\", \"c\"]", err);
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->second.items.size(), 2u);
+  EXPECT_EQ(a->second.items[0].s, "a,b");
+  EXPECT_EQ(parse_attribute("n=-5", err)->second.i, -5);
+  EXPECT_EQ(parse_go_duration("1m30s", err)->count(), 90'000'000'000);
+  EXPECT_EQ(parse_go_duration("123us", err)->count(), 123'000);
+  EXPECT_EQ(parse_go_duration("1.5s", err)->count(), 1'500'000'000);
+  EXPECT_FALSE(parse_go_duration("inf", err));
+  EXPECT_TRUE(err.empty());
+  EXPECT_FALSE(parse_go_duration("5", err));
+  EXPECT_FALSE(err.empty());
+  EXPECT_FALSE(parse_go_duration("5x", err));
+}
+
+TEST(GenLatency, HistogramQuantiles) {
+  LatencyHistogram h;
+  for (std::uint64_t i = 1; i <= 1000; ++i) h.record(i * 1000);  // 1..1000 us
+  const auto p50 = static_cast<double>(h.quantile(0.5));
+  const auto p99 = static_cast<double>(h.quantile(0.99));
+  EXPECT_NEAR(p50, 500'000, 500'000 * 0.07);
+  EXPECT_NEAR(p99, 990'000, 990'000 * 0.07);
+}
+
+TEST(GenCli, ReportLinesAndFailureExitCode) {
+  test::RecordingHttpServer server;
+  const std::string tern = std::string(TERN_BIN_DIR) + "/tern";
+  {
+    test::Process p({tern, "gen", "logs", "--otlp-http", "--otlp-insecure", "--otlp-endpoint",
+                     server.endpoint(), "--workers", "2", "--logs", "6", "--batch-size", "4", "--otlp-header",
+                     "x-test=\"1\"", "--otlp-attributes", "env=\"ci\""});
+    ASSERT_EQ(p.wait(std::chrono::seconds(30)), 0) << p.output();
+    auto lines = p.lines();
+    ASSERT_EQ(lines.size(), 3u) << p.output();
+    EXPECT_EQ(lines[0], "{\"worker\": 0, \"logs\": 6}");
+    EXPECT_EQ(lines[1], "{\"worker\": 1, \"logs\": 6}");
+    EXPECT_NE(lines[2].find("\"total\": {\"logs\": 12"), std::string::npos) << lines[2];
+    EXPECT_NE(lines[2].find("\"p99\""), std::string::npos) << lines[2];
+    std::size_t records = 0;
+    for (const auto& req : server.store().requests()) {
+      EXPECT_EQ(req.headers.at("x-test"), "1");
+      pdata::LogsData d;
+      ASSERT_FALSE(otlp::decode_logs_proto(req.body, d).has_value());
+      records += d.record_count();
+    }
+    EXPECT_EQ(records, 12u);
+  }
+  {
+    test::Process p(
+        {tern, "gen", "logs", "--otlp-http", "--otlp-insecure", "--otlp-endpoint", "127.0.0.1:1"});
+    EXPECT_EQ(p.wait(std::chrono::seconds(30)), 1) << p.output();
+    EXPECT_NE(p.output().find("export failed"), std::string::npos) << p.output();
+  }
+  {
+    test::Process p({tern, "gen", "traces", "--otlp-insecure", "--otlp-endpoint", "127.0.0.1:1", "--traces",
+                     "3", "--allow-export-failures", "--otlp-timeout", "2s"});
+    EXPECT_EQ(p.wait(std::chrono::seconds(30)), 0) << p.output();
+    EXPECT_NE(p.output().find("\"failures\": 3"), std::string::npos) << p.output();
+  }
+  {
+    test::Process p({tern, "gen", "logs", "--otlp-http", "--otlp-endpoint", server.endpoint()});
+    EXPECT_EQ(p.wait(std::chrono::seconds(30)), 2) << p.output();  // no TLS client: refuses
+    EXPECT_NE(p.output().find("--otlp-insecure"), std::string::npos) << p.output();
+  }
+}
+
+}  // namespace
+}  // namespace tern::gen

@@ -1,0 +1,262 @@
+// The collector end to end inside one process: OTLP/HTTP in, processors, memory queue
+// (early and late encoding), Elasticsearch exporter, `tern sink` (in-process server) out.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "config/loader.h"
+#include "otlp/json_codec.h"
+#include "otlp/proto_codec.h"
+#include "service/collector.h"
+#include "sink/sink_server.h"
+#include "support/http_client.h"
+
+namespace tern::service {
+namespace {
+
+namespace fs = std::filesystem;
+using test::HttpClient;
+
+config::Config load(const std::string& yaml) {
+  auto r = config::load_config_string(yaml, "test.yaml", [](std::string_view) { return std::optional<std::string>(); });
+  for (const auto& d : r.diagnostics.items)
+    if (d.severity == config::Severity::kError) ADD_FAILURE() << d.format();
+  EXPECT_TRUE(r.ok());
+  return r.config;
+}
+
+std::string config_yaml(std::uint16_t sink_port, const std::string& exporter_extra = "",
+                        const std::string& processors = "[resource, batch]") {
+  return R"(
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:0
+processors:
+  batch:
+    timeout: 10ms
+  resource:
+    actions:
+      - key: deployment.environment
+        value: test
+        action: upsert
+exporters:
+  elasticsearch:
+    endpoints: [http://127.0.0.1:)" +
+         std::to_string(sink_port) + R"(]
+    flush:
+      interval: 20ms
+    retry:
+      initial_interval: 10ms
+      max_interval: 50ms
+)" + exporter_extra +
+         R"(
+extensions:
+  health_check:
+    endpoint: 127.0.0.1:0
+service:
+  extensions: [health_check]
+  telemetry:
+    metrics:
+      address: 127.0.0.1:0
+  pipelines:
+    logs:
+      receivers: [otlp]
+      processors: )" +
+         processors + R"(
+      exporters: [elasticsearch]
+    traces:
+      receivers: [otlp]
+      exporters: [elasticsearch]
+    metrics:
+      receivers: [otlp]
+      exporters: [elasticsearch]
+)";
+}
+
+std::string logs_json(int n, int batch) {
+  std::string s = R"({"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeLogs":[{"logRecords":[)";
+  for (int i = 0; i < n; ++i) {
+    if (i) s += ',';
+    s += R"({"timeUnixNano":"1700000000000000000","severityText":"INFO","body":{"stringValue":"line )" +
+         std::to_string(batch) + "-" + std::to_string(i) + R"("}})";
+  }
+  return s + "]}]}]}";
+}
+
+class CollectorTest : public ::testing::Test {
+protected:
+  void start_sink(sink::SinkOptions o = {}) {
+    o.host = "127.0.0.1";
+    o.port = 0;
+    dump_ = fs::temp_directory_path() / ("tern-collector-" + std::to_string(::getpid()) + ".ndjson");
+    fs::remove(dump_);
+    o.dump_path = dump_.string();
+    sink_ = std::make_unique<sink::SinkServer>(o);
+    sink_port_ = sink_->start();
+  }
+  void start_collector(const std::string& yaml) {
+    collector_ = std::make_unique<Collector>(load(yaml));
+    collector_->start();
+    http_ = std::make_unique<HttpClient>(collector_->receiver_http_port("otlp"));
+  }
+  void TearDown() override {
+    if (collector_) collector_->shutdown(std::chrono::seconds(5));
+    if (sink_) sink_->stop();
+    fs::remove(dump_);
+  }
+  test::HttpReply post(const std::string& path, const std::string& body, const std::string& type) {
+    return http_->call("POST", path, body, {{"Content-Type", type}});
+  }
+  std::vector<std::string> dump_lines() {
+    sink_->stop();
+    std::ifstream f(dump_);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(f, line);) out.push_back(line);
+    return out;
+  }
+
+  std::unique_ptr<sink::SinkServer> sink_;
+  std::uint16_t sink_port_ = 0;
+  fs::path dump_;
+  std::unique_ptr<Collector> collector_;
+  std::unique_ptr<HttpClient> http_;
+};
+
+TEST_F(CollectorTest, EverySignalOverJsonAndProtobufReachesTheSink) {
+  start_sink();
+  start_collector(config_yaml(sink_port_));
+  EXPECT_EQ(post("/v1/logs", logs_json(3, 0), "application/json").status, 200);
+  pdata::LogsData logs;
+  ASSERT_FALSE(otlp::decode_logs_json(logs_json(2, 1), logs));
+  std::string proto;
+  otlp::encode_logs_proto(logs, proto);
+  EXPECT_EQ(post("/v1/logs", proto, "application/x-protobuf").status, 200);
+  EXPECT_EQ(post("/v1/traces",
+                 R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c",)"
+                 R"("spanId":"eee19b7ec3c1b174","name":"GET /","startTimeUnixNano":"1","endTimeUnixNano":"2"}]}]}]})",
+                 "application/json")
+                .status,
+            200);
+  EXPECT_EQ(post("/v1/metrics",
+                 R"({"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"m","gauge":{"dataPoints":[)"
+                 R"({"timeUnixNano":"1","asInt":"4"}]}}]}]}]})",
+                 "application/json")
+                .status,
+            200);
+  collector_->shutdown(std::chrono::seconds(10));  // drains the queue
+  EXPECT_EQ(sink_->count("logs-*"), 5);
+  EXPECT_EQ(sink_->count("traces-*"), 1);
+  EXPECT_EQ(sink_->count("metrics-*"), 1);
+  // The resource processor ran on logs only, and the documents are in otel mode.
+  int checked = 0;
+  simdjson::dom::parser parser;
+  for (const auto& line : dump_lines()) {
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(line).get(doc), simdjson::SUCCESS) << line;
+    std::string_view index = doc["_index"].get_string().value();
+    auto env = doc["_source"]["resource"]["attributes"]["deployment.environment"];
+    if (index.rfind("logs-", 0) == 0) {
+      EXPECT_EQ(env.get_string().value(), "test") << line;
+      EXPECT_EQ(doc["_source"]["body"]["text"].get_string().value().rfind("line ", 0), 0u) << line;
+      ++checked;
+    } else {
+      EXPECT_TRUE(env.error()) << line;
+    }
+  }
+  EXPECT_EQ(checked, 5);
+}
+
+TEST_F(CollectorTest, LateEncodingDeliversTheSameDocuments) {
+  start_sink();
+  start_collector(config_yaml(sink_port_, "    encoding: late\n"));
+  for (int b = 0; b < 10; ++b) ASSERT_EQ(post("/v1/logs", logs_json(10, b), "application/json").status, 200);
+  collector_->shutdown(std::chrono::seconds(10));
+  EXPECT_EQ(sink_->count("logs-*"), 100);
+}
+
+TEST_F(CollectorTest, BackPressureAnswers429AndLosesNothingAccepted) {
+  sink::SinkOptions slow;
+  slow.latency_ms = 100;
+  start_sink(slow);
+  // One queued request at most and a sender that takes ~100 ms per tiny request: clients
+  // get 429 quickly; what got 200 must all arrive.
+  std::string yaml = config_yaml(sink_port_, "    num_workers: 1\n    sending_queue:\n      enabled: true\n      queue_size: 1\n",
+                                "[batch]");
+  const std::string flush = "    flush:\n      interval: 20ms\n";
+  yaml.replace(yaml.find(flush), flush.size(), "    flush:\n      bytes: 100\n      interval: 10ms\n");
+  start_collector(yaml);
+  int accepted_records = 0, refused = 0;
+  std::string retry_after;
+  for (int b = 0; b < 60; ++b) {
+    auto r = post("/v1/logs", logs_json(5, b), "application/json");
+    if (r.status == 200) {
+      accepted_records += 5;
+    } else {
+      ASSERT_EQ(r.status, 429) << r.body;
+      retry_after = r.header("retry-after");
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_FALSE(retry_after.empty());
+  collector_->shutdown(std::chrono::seconds(30));
+  EXPECT_EQ(sink_->count("logs-*"), accepted_records);
+}
+
+TEST_F(CollectorTest, HealthCheckAndInternalMetrics) {
+  start_sink();
+  start_collector(config_yaml(sink_port_));
+  ASSERT_EQ(post("/v1/logs", logs_json(4, 0), "application/json").status, 200);
+  HttpClient health(collector_->health_check_port());
+  auto h = health.call("GET", "/");
+  EXPECT_EQ(h.status, 200);
+  EXPECT_EQ(h.body, R"({"status":"Server available"})");
+  HttpClient metrics(collector_->metrics_port());
+  auto m = metrics.call("GET", "/metrics");
+  EXPECT_EQ(m.status, 200);
+  EXPECT_NE(m.body.find("# TYPE tern_receiver_accepted_items_total counter"), std::string::npos);
+  EXPECT_NE(m.body.find("tern_receiver_accepted_items_total{receiver=\"otlp\",signal=\"logs\"} 4"), std::string::npos)
+      << m.body;
+  EXPECT_NE(m.body.find("tern_exporter_queue_bytes{exporter=\"elasticsearch\"}"), std::string::npos);
+  EXPECT_EQ(metrics.call("GET", "/other").status, 404);
+  const auto port = collector_->health_check_port();
+  collector_->shutdown(std::chrono::seconds(5));
+  HttpClient after(port);
+  EXPECT_EQ(after.call("GET", "/").status, 0) << "the extension stops with the collector";
+}
+
+TEST(CollectorBuild, ComponentsThisBuildCannotRunAreClearErrors) {
+  auto cfg = load(R"(
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:0
+exporters:
+  elasticsearch:
+    endpoints: [http://127.0.0.1:9]
+    sending_queue:
+      enabled: true
+      type: disk
+      directory: /tmp/tern-never-created
+service:
+  pipelines:
+    logs:
+      receivers: [otlp]
+      exporters: [elasticsearch]
+)");
+  try {
+    Collector c(cfg);
+    FAIL() << "built";
+  } catch (const BuildError& e) {
+    EXPECT_STREQ(e.what(), "exporter \"elasticsearch\": sending_queue.type disk is not available in this build yet");
+  }
+}
+
+}  // namespace
+}  // namespace tern::service
