@@ -1,5 +1,7 @@
 #include "sink/sink_core.h"
 
+#include "encoding/elasticsearch/encoder.h"
+
 #include <fmt/format.h>
 #include <simdjson.h>
 
@@ -13,6 +15,8 @@
 #include "compression/gzip.h"
 
 namespace tern::sink {
+
+using encoding::es::append_json_string;  // JSON strings, invalid UTF-8 replaced
 
 bool glob_match(std::string_view p, std::string_view s) {
   // Iterative `*` matching with single backtrack point: linear-ish, no recursion.
@@ -42,36 +46,6 @@ uint64_t splitmix(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
-}
-
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
 }
 
 std::string json_string(std::string_view s) {

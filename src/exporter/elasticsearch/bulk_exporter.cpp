@@ -1,5 +1,7 @@
 #include "exporter/elasticsearch/bulk_exporter.h"
 
+#include "encoding/elasticsearch/encoder.h"
+
 #include <fmt/format.h>
 #include <openssl/evp.h>
 #include <simdjson.h>
@@ -27,6 +29,8 @@
 namespace tern::exporter::es {
 namespace {
 
+using encoding::es::append_json_string;  // JSON strings, invalid UTF-8 replaced
+
 using std::chrono::milliseconds;
 
 // The spec's filter: per-item status and error only, so responses stay small.
@@ -51,36 +55,6 @@ std::string base64(std::string_view in) {
                           reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
   out.resize(n);
   return out;
-}
-
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
 }
 
 std::string_view strip_newline(std::string_view s) {

@@ -1,5 +1,7 @@
 #include "receiver/otlp/export_core.h"
 
+#include "encoding/elasticsearch/encoder.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -220,38 +222,6 @@ std::optional<Signal> signal_for_grpc_method(std::string_view method) {
   return std::nullopt;
 }
 
-void append_json_string(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xf];
-        } else {
-          out += ch;  // messages are ours or the decoder's (ASCII); bytes >= 0x80 pass through
-        }
-    }
-  }
-  out += '"';
-}
+void append_json_string(std::string& out, std::string_view s) { encoding::es::append_json_string(out, s); }
 
 }  // namespace tern::receiver::otlp
