@@ -8,8 +8,8 @@
 //  2. memory: a second collector whose sink answers slowly (--latency-ms), so its queue
 //     fills to the same content (queue_size requests) in both modes; reports the
 //     collector's peak RSS (VmHWM).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <signal.h>
 
@@ -145,8 +145,8 @@ int main(int argc, char** argv) {
   const fs::path dir = fs::temp_directory_path() / ("tern-bench-collector-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fmt::print("request: {} log records, {} bytes protobuf; {} clients\n", o.batch, body.size(), o.clients);
-  fmt::print("{:<6} {:>12} {:>14} {:>14} {:>16} {:>18}\n", "mode", "events/s", "collector_us/ev", "sink_us/ev",
-             "tput_peak_rss_MiB", "full_queue_rss_MiB");
+  fmt::print("{:<6} {:>12} {:>14} {:>14} {:>16} {:>18}\n", "mode", "events/s", "collector_us/ev",
+             "sink_us/ev", "tput_peak_rss_MiB", "full_queue_rss_MiB");
   for (const std::string encoding : {"early", "late"}) {
     std::unique_ptr<Process> sink, collector;
     const auto sink_port = start_sink(sink, o, 0);
@@ -176,11 +176,12 @@ int main(int argc, char** argv) {
     drive(port2, o, body, 3.0);
     const auto rss_full = peak_rss_kib(slow_collector->pid());
     slow_collector->signal(SIGKILL);
-    fmt::print("{:<6} {:>12.0f} {:>14.3f} {:>14.3f} {:>16.1f} {:>18.1f}\n", encoding,
-               static_cast<double>(load.accepted_events) / secs,
-               static_cast<double>(c1 - c0) / static_cast<double>(std::max<std::uint64_t>(load.accepted_events, 1)),
-               static_cast<double>(s1 - s0) / static_cast<double>(std::max<std::uint64_t>(load.accepted_events, 1)),
-               static_cast<double>(rss_tput) / 1024.0, static_cast<double>(rss_full) / 1024.0);
+    fmt::print(
+        "{:<6} {:>12.0f} {:>14.3f} {:>14.3f} {:>16.1f} {:>18.1f}\n", encoding,
+        static_cast<double>(load.accepted_events) / secs,
+        static_cast<double>(c1 - c0) / static_cast<double>(std::max<std::uint64_t>(load.accepted_events, 1)),
+        static_cast<double>(s1 - s0) / static_cast<double>(std::max<std::uint64_t>(load.accepted_events, 1)),
+        static_cast<double>(rss_tput) / 1024.0, static_cast<double>(rss_full) / 1024.0);
   }
   fs::remove_all(dir);
   return 0;

@@ -104,13 +104,14 @@ void register_signal(const Signal<Data>& sig) {
 
 int main(int argc, char** argv) {
   register_signal(Signal<pdata::LogsData>{"logs", gen::build_logs_workload, otlp::decode_logs_proto,
-                                          otlp::decode_logs_json, otlp::encode_logs_proto, otlp::encode_logs_json, 1});
+                                          otlp::decode_logs_json, otlp::encode_logs_proto,
+                                          otlp::encode_logs_json, 1});
   register_signal(Signal<pdata::TracesData>{"traces", gen::build_traces_workload, otlp::decode_traces_proto,
                                             otlp::decode_traces_json, otlp::encode_traces_proto,
                                             otlp::encode_traces_json, 1});
-  register_signal(Signal<pdata::MetricsData>{"metrics", gen::build_metrics_workload, otlp::decode_metrics_proto,
-                                             otlp::decode_metrics_json, otlp::encode_metrics_proto,
-                                             otlp::encode_metrics_json, 7});
+  register_signal(Signal<pdata::MetricsData>{"metrics", gen::build_metrics_workload,
+                                             otlp::decode_metrics_proto, otlp::decode_metrics_json,
+                                             otlp::encode_metrics_proto, otlp::encode_metrics_json, 7});
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -42,9 +42,12 @@ using Writer = void (*)(const Batch& b, const WriteOptions& o, std::string& out)
 template <auto Logs, auto Traces, auto Metrics>
 std::optional<DecodeError> read_with(std::string_view in, Batch& b, const DecodeOptions& o) {
   switch (b.signal) {
-    case pdata::Signal::Logs: return Logs(in, b.logs, o);
-    case pdata::Signal::Traces: return Traces(in, b.traces, o);
-    case pdata::Signal::Metrics: return Metrics(in, b.metrics, o);
+    case pdata::Signal::Logs:
+      return Logs(in, b.logs, o);
+    case pdata::Signal::Traces:
+      return Traces(in, b.traces, o);
+    case pdata::Signal::Metrics:
+      return Metrics(in, b.metrics, o);
   }
   return DecodeError{0, "", "unknown signal"};
 }
@@ -52,15 +55,22 @@ std::optional<DecodeError> read_with(std::string_view in, Batch& b, const Decode
 template <auto Logs, auto Traces, auto Metrics>
 void write_with(const Batch& b, const WriteOptions&, std::string& out) {
   switch (b.signal) {
-    case pdata::Signal::Logs: Logs(b.logs, out); break;
-    case pdata::Signal::Traces: Traces(b.traces, out); break;
-    case pdata::Signal::Metrics: Metrics(b.metrics, out); break;
+    case pdata::Signal::Logs:
+      Logs(b.logs, out);
+      break;
+    case pdata::Signal::Traces:
+      Traces(b.traces, out);
+      break;
+    case pdata::Signal::Metrics:
+      Metrics(b.metrics, out);
+      break;
   }
 }
 
 const std::map<std::string, Reader>& readers() {
   static const std::map<std::string, Reader> r{
-      {"otlp-proto", read_with<otlp::decode_logs_proto, otlp::decode_traces_proto, otlp::decode_metrics_proto>},
+      {"otlp-proto",
+       read_with<otlp::decode_logs_proto, otlp::decode_traces_proto, otlp::decode_metrics_proto>},
       {"otlp-json", read_with<otlp::decode_logs_json, otlp::decode_traces_json, otlp::decode_metrics_json>},
   };
   return r;
@@ -71,9 +81,15 @@ void write_es_bulk(const Batch& b, const WriteOptions& o, std::string& out) {
   encoding::es::Encoder encoder(o.es);
   encoding::EncodedBatch encoded;
   switch (b.signal) {
-    case pdata::Signal::Logs: encoder.encode_logs(b.logs, encoded); break;
-    case pdata::Signal::Traces: encoder.encode_traces(b.traces, encoded); break;
-    case pdata::Signal::Metrics: encoder.encode_metrics(b.metrics, encoded); break;
+    case pdata::Signal::Logs:
+      encoder.encode_logs(b.logs, encoded);
+      break;
+    case pdata::Signal::Traces:
+      encoder.encode_traces(b.traces, encoded);
+      break;
+    case pdata::Signal::Metrics:
+      encoder.encode_metrics(b.metrics, encoded);
+      break;
   }
   out += encoded.data;
   for (std::size_t i = 0; i < encoded.stats.rejected.size(); ++i)
@@ -84,7 +100,8 @@ void write_es_bulk(const Batch& b, const WriteOptions& o, std::string& out) {
 
 const std::map<std::string, Writer>& writers() {
   static const std::map<std::string, Writer> w{
-      {"otlp-proto", write_with<otlp::encode_logs_proto, otlp::encode_traces_proto, otlp::encode_metrics_proto>},
+      {"otlp-proto",
+       write_with<otlp::encode_logs_proto, otlp::encode_traces_proto, otlp::encode_metrics_proto>},
       {"otlp-json", write_with<otlp::encode_logs_json, otlp::encode_traces_json, otlp::encode_metrics_json>},
       {"es-bulk", write_es_bulk},
   };
@@ -124,7 +141,8 @@ bool read_all(const std::string& path, std::string& out) {
 }
 
 bool write_all(const std::string& path, const std::string& data) {
-  if (path == "-") return std::fwrite(data.data(), 1, data.size(), stdout) == data.size() && std::fflush(stdout) == 0;
+  if (path == "-")
+    return std::fwrite(data.data(), 1, data.size(), stdout) == data.size() && std::fflush(stdout) == 0;
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(data.data(), static_cast<std::streamsize>(data.size()));
   f.close();
@@ -135,7 +153,8 @@ int run(const Args& a) {
   Batch batch{.signal = *pdata::parse_signal(a.signal), .logs = {}, .traces = {}, .metrics = {}};
   std::string in;
   if (!read_all(a.input, in)) return fail("cannot read " + (a.input == "-" ? "stdin" : a.input));
-  if (auto err = readers().at(a.from)(in, batch, DecodeOptions{.max_depth = 64, .validate_utf8 = a.validate_utf8}))
+  if (auto err =
+          readers().at(a.from)(in, batch, DecodeOptions{.max_depth = 64, .validate_utf8 = a.validate_utf8}))
     return fail("invalid " + a.from + " " + a.signal + " input: " + err->to_string());
   std::string out;
   writers().at(a.to)(batch, a.write, out);
@@ -144,27 +163,32 @@ int run(const Args& a) {
   return 0;
 }
 
-const RegisterCommand kConvertCommand{"convert", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand("convert", "Convert one OTLP export request between encodings");
-  auto args = std::make_shared<Args>();
-  cmd->add_option("--signal", args->signal, "Signal of the request")
-      ->required()
-      ->check(CLI::IsMember({"logs", "traces", "metrics"}));
-  cmd->add_option("--from", args->from, "Input encoding")->required()->check(CLI::IsMember(keys(readers())));
-  cmd->add_option("--to", args->to, "Output encoding")->required()->check(CLI::IsMember(keys(writers())));
-  cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin)");
-  cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
-  cmd->add_option("--mapping", args->mapping, "es-bulk mapping mode")
-      ->check(CLI::IsMember({"otel"}))
-      ->capture_default_str();
-  cmd->add_option("--logs-index", args->write.es.logs_index, "es-bulk: static index for logs (default: routed)");
-  cmd->add_option("--traces-index", args->write.es.traces_index, "es-bulk: static index for spans");
-  cmd->add_option("--metrics-index", args->write.es.metrics_index, "es-bulk: static index for metrics");
-  cmd->add_flag("--logs-dynamic-id", args->write.es.logs_dynamic_id,
-                "es-bulk: take _id from the elasticsearch.document_id attribute");
-  cmd->add_flag("--validate-utf8", args->validate_utf8, "Reject protobuf strings that are not valid UTF-8");
-  cmd->callback([args] { set_exit_code(run(*args)); });
-}};
+const RegisterCommand kConvertCommand{
+    "convert", [](CLI::App& app) {
+      auto* cmd = app.add_subcommand("convert", "Convert one OTLP export request between encodings");
+      auto args = std::make_shared<Args>();
+      cmd->add_option("--signal", args->signal, "Signal of the request")
+          ->required()
+          ->check(CLI::IsMember({"logs", "traces", "metrics"}));
+      cmd->add_option("--from", args->from, "Input encoding")
+          ->required()
+          ->check(CLI::IsMember(keys(readers())));
+      cmd->add_option("--to", args->to, "Output encoding")->required()->check(CLI::IsMember(keys(writers())));
+      cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin)");
+      cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
+      cmd->add_option("--mapping", args->mapping, "es-bulk mapping mode")
+          ->check(CLI::IsMember({"otel"}))
+          ->capture_default_str();
+      cmd->add_option("--logs-index", args->write.es.logs_index,
+                      "es-bulk: static index for logs (default: routed)");
+      cmd->add_option("--traces-index", args->write.es.traces_index, "es-bulk: static index for spans");
+      cmd->add_option("--metrics-index", args->write.es.metrics_index, "es-bulk: static index for metrics");
+      cmd->add_flag("--logs-dynamic-id", args->write.es.logs_dynamic_id,
+                    "es-bulk: take _id from the elasticsearch.document_id attribute");
+      cmd->add_flag("--validate-utf8", args->validate_utf8,
+                    "Reject protobuf strings that are not valid UTF-8");
+      cmd->callback([args] { set_exit_code(run(*args)); });
+    }};
 
 }  // namespace
 }  // namespace tern::cli

@@ -124,15 +124,18 @@ int run_demo(double duration_s, std::size_t batch, int workers) {
   tern::service::Collector collector(loaded.config);
   collector.start();
   const auto port = collector.receiver_http_port("otlp");
-  std::printf("tern demo: %d generator workers -> tern collector (OTLP/HTTP 127.0.0.1:%u) -> tern sink (127.0.0.1:%u)\n",
-              workers, port, sink_port);
+  std::printf(
+      "tern demo: %d generator workers -> tern collector (OTLP/HTTP 127.0.0.1:%u) -> tern sink "
+      "(127.0.0.1:%u)\n",
+      workers, port, sink_port);
   std::printf("           logs, traces and metrics in requests of %zu items for %.1f s\n", batch, duration_s);
   std::fflush(stdout);
 
   Sent sent;
   const auto start = Clock::now();
   const double cpu0 = cpu_seconds();
-  const auto until = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration_s));
+  const auto until =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration_s));
   std::vector<std::thread> threads;
   for (int w = 0; w < workers; ++w) threads.emplace_back(worker, w, port, batch, until, std::ref(sent));
   for (auto next = start + std::chrono::seconds(1); next < until; next += std::chrono::seconds(1)) {
@@ -158,24 +161,35 @@ int run_demo(double duration_s, std::size_t batch, int workers) {
   const auto in_metrics = static_cast<long long>(sink.count("metrics-*"));
   const bool exact = in_logs == logs && in_traces == spans && in_metrics == points && sent.failed == 0;
   const auto total = logs + spans + points;
-  std::printf("summary: %lld events accepted in %.2f s = %.0f events/s (%llu requests refused with back-pressure)\n",
-              total, elapsed, static_cast<double>(total) / elapsed, static_cast<unsigned long long>(sent.refused));
-  std::printf("         sink: logs %lld/%lld, traces %lld/%lld, metrics %lld/%lld documents -> %s\n", in_logs, logs,
-              in_traces, spans, in_metrics, points, exact ? "every accepted event delivered" : "MISMATCH");
-  std::printf("         process CPU %.2f us/event (generator + collector + sink together), peak RSS %.1f MiB\n",
-              total ? cpu * 1e6 / static_cast<double>(total) : 0.0, static_cast<double>(peak_rss_kib()) / 1024.0);
+  std::printf(
+      "summary: %lld events accepted in %.2f s = %.0f events/s (%llu requests refused with back-pressure)\n",
+      total, elapsed, static_cast<double>(total) / elapsed, static_cast<unsigned long long>(sent.refused));
+  std::printf("         sink: logs %lld/%lld, traces %lld/%lld, metrics %lld/%lld documents -> %s\n", in_logs,
+              logs, in_traces, spans, in_metrics, points,
+              exact ? "every accepted event delivered" : "MISMATCH");
+  std::printf(
+      "         process CPU %.2f us/event (generator + collector + sink together), peak RSS %.1f MiB\n",
+      total ? cpu * 1e6 / static_cast<double>(total) : 0.0, static_cast<double>(peak_rss_kib()) / 1024.0);
   return exact ? 0 : 1;
 }
 
-const tern::cli::RegisterCommand kDemoCommand{"demo", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand("demo", "Run the demo pipeline: generator -> collector -> sink, on loopback");
-  auto duration = std::make_shared<double>(5.0);
-  auto batch = std::make_shared<std::size_t>(1000);
-  auto workers = std::make_shared<int>(2);
-  cmd->add_option("--duration", *duration, "Seconds to generate")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--batch-size", *batch, "Items per export request")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--workers", *workers, "Generator workers")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->callback([=] { tern::cli::set_exit_code(run_demo(*duration, *batch, *workers)); });
-}};
+const tern::cli::RegisterCommand kDemoCommand{
+    "demo", [](CLI::App& app) {
+      auto* cmd =
+          app.add_subcommand("demo", "Run the demo pipeline: generator -> collector -> sink, on loopback");
+      auto duration = std::make_shared<double>(5.0);
+      auto batch = std::make_shared<std::size_t>(1000);
+      auto workers = std::make_shared<int>(2);
+      cmd->add_option("--duration", *duration, "Seconds to generate")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber);
+      cmd->add_option("--batch-size", *batch, "Items per export request")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber);
+      cmd->add_option("--workers", *workers, "Generator workers")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber);
+      cmd->callback([=] { tern::cli::set_exit_code(run_demo(*duration, *batch, *workers)); });
+    }};
 
 }  // namespace

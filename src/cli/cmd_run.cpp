@@ -4,6 +4,7 @@
 // drain within service.shutdown_timeout) and exit 0. SIGHUP does not reload (a restart
 // is the supported way to change the config); it is logged and ignored.
 #include <signal.h>
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -13,6 +14,7 @@
 
 #include "cli/command.h"
 #include "config/loader.h"
+#include "encoding/elasticsearch/encoder.h"
 #include "service/collector.h"
 
 namespace {
@@ -21,15 +23,32 @@ struct RunOptions {
   std::string path;
 };
 
+// `%j`: the log message as a JSON string (quotes included), so JSON log lines stay valid
+// whatever a message contains.
+class JsonMessageFlag final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    std::string s;
+    tern::encoding::es::append_json_string(s, std::string_view(msg.payload.data(), msg.payload.size()));
+    dest.append(s.data(), s.data() + s.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<JsonMessageFlag>();
+  }
+};
+
 void setup_logging(const tern::config::Telemetry& t) {
   auto logger = spdlog::stderr_color_mt("tern");
-  if (t.log_encoding == tern::config::Telemetry::Encoding::kJson)
-    logger->set_pattern(R"({"ts":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","msg":"%v"})", spdlog::pattern_time_type::utc);
-  else
+  if (t.log_encoding == tern::config::Telemetry::Encoding::kJson) {
+    auto formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
+    formatter->add_flag<JsonMessageFlag>('j').set_pattern(
+        R"({"ts":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","msg":%j})");
+    logger->set_formatter(std::move(formatter));
+  } else
     logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
   using L = tern::config::Telemetry::Level;
-  logger->set_level(t.log_level == L::kDebug  ? spdlog::level::debug
-                    : t.log_level == L::kWarn ? spdlog::level::warn
+  logger->set_level(t.log_level == L::kDebug   ? spdlog::level::debug
+                    : t.log_level == L::kWarn  ? spdlog::level::warn
                     : t.log_level == L::kError ? spdlog::level::err
                                                : spdlog::level::info);
   spdlog::set_default_logger(logger);
@@ -72,8 +91,9 @@ int run(const RunOptions& opts) {
       spdlog::warn("SIGHUP: configuration reload is not supported; restart tern run to apply changes");
       continue;
     }
-    spdlog::info("signal {}: shutting down (timeout {} ms)", sig,
-                 std::chrono::duration_cast<std::chrono::milliseconds>(loaded.config.shutdown_timeout).count());
+    spdlog::info(
+        "signal {}: shutting down (timeout {} ms)", sig,
+        std::chrono::duration_cast<std::chrono::milliseconds>(loaded.config.shutdown_timeout).count());
     break;
   }
   collector->shutdown(std::chrono::duration_cast<std::chrono::milliseconds>(loaded.config.shutdown_timeout));
@@ -81,12 +101,13 @@ int run(const RunOptions& opts) {
   return 0;
 }
 
-const tern::cli::RegisterCommand kRunCommand{"run", [](CLI::App& app) {
-  auto* cmd = app.add_subcommand("run", "Run the collector");
-  auto opts = std::make_shared<RunOptions>();
-  cmd->add_option("-c,--config", opts->path, "Collector config file (YAML)")->required();
-  cmd->footer("Config reference: docs/configuration.md. Examples: examples/*.yaml");
-  cmd->callback([opts] { tern::cli::set_exit_code(run(*opts)); });
-}};
+const tern::cli::RegisterCommand kRunCommand{
+    "run", [](CLI::App& app) {
+      auto* cmd = app.add_subcommand("run", "Run the collector");
+      auto opts = std::make_shared<RunOptions>();
+      cmd->add_option("-c,--config", opts->path, "Collector config file (YAML)")->required();
+      cmd->footer("Config reference: docs/configuration.md. Examples: examples/*.yaml");
+      cmd->callback([opts] { tern::cli::set_exit_code(run(*opts)); });
+    }};
 
 }  // namespace

@@ -23,7 +23,9 @@ namespace {
 
 using namespace tern::otlp::wire;
 
-constexpr std::size_t tag_size(std::uint32_t field) { return varint_size(static_cast<std::uint64_t>(field) << 3); }
+constexpr std::size_t tag_size(std::uint32_t field) {
+  return varint_size(static_cast<std::uint64_t>(field) << 3);
+}
 
 template <std::size_t N>
 bool id_set(const std::array<std::uint8_t, N>& id) {
@@ -32,7 +34,7 @@ bool id_set(const std::array<std::uint8_t, N>& id) {
 
 // Counts bytes. `message()` records the length of each nested message for the Writer.
 class Sizer {
-public:
+ public:
   explicit Sizer(std::vector<std::uint32_t>& sizes) : sizes_(sizes) {}
   std::size_t total() const { return n_; }
 
@@ -54,7 +56,9 @@ public:
   void bytes(std::uint32_t f, std::string_view s) {
     if (!s.empty()) always_bytes(f, s);
   }
-  void always_bytes(std::uint32_t f, std::string_view s) { n_ += tag_size(f) + varint_size(s.size()) + s.size(); }
+  void always_bytes(std::uint32_t f, std::string_view s) {
+    n_ += tag_size(f) + varint_size(s.size()) + s.size();
+  }
   void packed_fixed64(std::uint32_t f, const pdata::Vec<std::uint64_t>& v) {
     if (!v.empty()) n_ += tag_size(f) + varint_size(v.size() * 8) + v.size() * 8;
   }
@@ -79,14 +83,14 @@ public:
     sizes_[slot] = static_cast<std::uint32_t>(len);
   }
 
-private:
+ private:
   std::vector<std::uint32_t>& sizes_;
   std::size_t n_ = 0;
 };
 
 // Writes bytes into space the Sizer measured.
 class Writer {
-public:
+ public:
   Writer(const std::vector<std::uint32_t>& sizes, char* out) : sizes_(sizes), p_(out) {}
   char* position() const { return p_; }
 
@@ -153,7 +157,7 @@ public:
     body(*this);
   }
 
-private:
+ private:
   void tag(std::uint32_t f, WireType wt) { put_varint((static_cast<std::uint64_t>(f) << 3) | wt); }
   void put_varint(std::uint64_t v) {
     while (v >= 0x80) {
@@ -169,7 +173,9 @@ private:
 };
 
 // int32 enums and int32 fields are varints of the sign-extended 64-bit value.
-constexpr std::uint64_t int32_varint(std::int32_t v) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)); }
+constexpr std::uint64_t int32_varint(std::int32_t v) {
+  return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+}
 
 // ---- common ----
 
@@ -180,11 +186,20 @@ template <class W>
 void any_fields(W& w, const pdata::AnyValue& v) {
   using K = pdata::ValueKind;
   switch (v.kind) {
-    case K::Empty: break;
-    case K::String: w.always_bytes(1, v.string_value); break;
-    case K::Bool: w.always_varint(2, v.bool_value ? 1 : 0); break;
-    case K::Int: w.always_varint(3, static_cast<std::uint64_t>(v.int_value)); break;
-    case K::Double: w.always_dbl(4, v.double_value); break;
+    case K::Empty:
+      break;
+    case K::String:
+      w.always_bytes(1, v.string_value);
+      break;
+    case K::Bool:
+      w.always_varint(2, v.bool_value ? 1 : 0);
+      break;
+    case K::Int:
+      w.always_varint(3, static_cast<std::uint64_t>(v.int_value));
+      break;
+    case K::Double:
+      w.always_dbl(4, v.double_value);
+      break;
     case K::Array:
       w.message(5, [&](W& a) {
         if (v.array)
@@ -197,7 +212,9 @@ void any_fields(W& w, const pdata::AnyValue& v) {
           for (const auto& kv : *v.kvlist) l.message(1, [&](W& x) { kv_fields(x, kv); });
       });
       break;
-    case K::Bytes: w.always_bytes(7, v.string_value); break;
+    case K::Bytes:
+      w.always_bytes(7, v.string_value);
+      break;
   }
 }
 
@@ -420,7 +437,8 @@ void metric(W& w, const pdata::Metric& m) {
   w.bytes(3, m.unit);
   const auto temporality = int32_varint(static_cast<std::int32_t>(m.temporality));
   switch (m.type) {
-    case T::Empty: break;
+    case T::Empty:
+      break;
     case T::Gauge:
       w.message(5, [&](W& x) {
         for (const auto& p : m.number_points) x.message(1, [&](W& y) { number_point(y, p); });

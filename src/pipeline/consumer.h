@@ -38,7 +38,7 @@ struct ConsumeResult {
 };
 
 class Consumer {
-public:
+ public:
   virtual ~Consumer() = default;
   // The batch is shared: several exporters (fan-out) or a late-encoding queue may
   // keep it after the call returns.

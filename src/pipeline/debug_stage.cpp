@@ -12,14 +12,16 @@ namespace {
 using Verbosity = config::DebugExporterConfig::Verbosity;
 
 class DebugStage final : public ExporterStage {
-public:
-  DebugStage(std::string id, const config::DebugExporterConfig& c) : id_(std::move(id)), verbosity_(c.verbosity) {}
+ public:
+  DebugStage(std::string id, const config::DebugExporterConfig& c)
+      : id_(std::move(id)), verbosity_(c.verbosity) {}
 
   void start() override {}
   void shutdown(std::chrono::milliseconds) override {}
 
   ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
-    return show("logs", "log records", b->record_count(), b->resource_logs.size(), *b, otlp::encode_logs_json);
+    return show("logs", "log records", b->record_count(), b->resource_logs.size(), *b,
+                otlp::encode_logs_json);
   }
   ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData> b) override {
     return show("traces", "spans", b->span_count(), b->resource_spans.size(), *b, otlp::encode_traces_json);
@@ -34,10 +36,10 @@ public:
                    static_cast<double>(events_.load()), "Events the debug exporter printed", true});
   }
 
-private:
+ private:
   template <class Data, class Enc>
-  ConsumeResult show(const char* signal, const char* what, std::size_t n, std::size_t resources, const Data& d,
-                     Enc enc) {
+  ConsumeResult show(const char* signal, const char* what, std::size_t n, std::size_t resources,
+                     const Data& d, Enc enc) {
     events_.fetch_add(n, std::memory_order_relaxed);
     if (verbosity_ == Verbosity::kBasic) {
       spdlog::info("{} {}: {} {}", id_, signal, n, what);

@@ -34,7 +34,7 @@ std::uint64_t held_bytes(const EncodedBatch& b) {
 std::atomic<std::uint64_t> g_next_stage_id{1};
 
 class ElasticsearchStage final : public ExporterStage {
-public:
+ public:
   ElasticsearchStage(std::string id, const config::ElasticsearchExporterConfig& c, BatchSettings batch)
       : id_(std::move(id)),
         stage_id_(g_next_stage_id.fetch_add(1)),
@@ -47,7 +47,8 @@ public:
         batch_(batch),
         exporter_(exporter::es::from_config(c)) {
     if (batch_.max_bytes == 0) batch_.max_bytes = c.flush.bytes;
-    consumers_ = c.num_workers ? static_cast<unsigned>(c.num_workers) : std::max(1u, std::thread::hardware_concurrency());
+    consumers_ = c.num_workers ? static_cast<unsigned>(c.num_workers)
+                               : std::max(1u, std::thread::hardware_concurrency());
   }
   ~ElasticsearchStage() override { shutdown(std::chrono::milliseconds(0)); }
 
@@ -63,7 +64,8 @@ public:
     for (auto& t : threads_) t.join();
     threads_.clear();
     exporter_.flush(deadline);
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - exporter::es::Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - exporter::es::Clock::now());
     exporter_.shutdown(std::max(left, std::chrono::milliseconds(0)));
   }
 
@@ -87,31 +89,39 @@ public:
     auto add = [&](const char* name, double v, const char* help, bool counter = true) {
       out.push_back({name, l, v, help, counter});
     };
-    add("tern_exporter_queue_size", static_cast<double>(q.entries), "Requests waiting in the sending queue", false);
+    add("tern_exporter_queue_size", static_cast<double>(q.entries), "Requests waiting in the sending queue",
+        false);
     add("tern_exporter_queue_bytes", static_cast<double>(q.bytes), "Bytes held by the sending queue", false);
-    add("tern_exporter_queue_peak_bytes", static_cast<double>(q.peak_bytes), "Most bytes the queue held", false);
+    add("tern_exporter_queue_peak_bytes", static_cast<double>(q.peak_bytes), "Most bytes the queue held",
+        false);
     add("tern_exporter_enqueue_failed_total", static_cast<double>(q.refused_entries),
         "Requests refused because the queue was full");
     add("tern_exporter_encode_rejected_total", static_cast<double>(encode_rejected_.load()),
         "Events the encoder could not map (NaN, cumulative histograms, ...)");
-    add("tern_exporter_docs_received_total", static_cast<double>(c.docs_received), "Documents handed to the sender");
+    add("tern_exporter_docs_received_total", static_cast<double>(c.docs_received),
+        "Documents handed to the sender");
     add("tern_exporter_docs_indexed_total", static_cast<double>(c.docs_indexed), "Documents indexed");
-    add("tern_exporter_docs_duplicates_total", static_cast<double>(c.docs_duplicates), "Documents already present (409)");
+    add("tern_exporter_docs_duplicates_total", static_cast<double>(c.docs_duplicates),
+        "Documents already present (409)");
     add("tern_exporter_docs_retried_total", static_cast<double>(c.docs_retried), "Document re-sends");
-    add("tern_exporter_docs_failed_total", static_cast<double>(c.docs_failed), "Documents permanently rejected");
-    add("tern_exporter_docs_dropped_total", static_cast<double>(c.docs_dropped), "Documents dropped after max retries");
+    add("tern_exporter_docs_failed_total", static_cast<double>(c.docs_failed),
+        "Documents permanently rejected");
+    add("tern_exporter_docs_dropped_total", static_cast<double>(c.docs_dropped),
+        "Documents dropped after max retries");
     add("tern_exporter_docs_dead_lettered_total", static_cast<double>(c.docs_dead_lettered),
         "Documents written to the dead-letter file");
     add("tern_exporter_requests_total", static_cast<double>(c.requests), "Bulk requests sent");
     add("tern_exporter_request_errors_total", static_cast<double>(c.request_errors),
         "Bulk requests without an HTTP answer (connection errors, timeouts)");
-    add("tern_exporter_bytes_uncompressed_total", static_cast<double>(c.bytes_uncompressed), "Bulk body bytes before gzip");
-    add("tern_exporter_bytes_sent_total", static_cast<double>(c.bytes_compressed), "Bulk body bytes on the wire");
+    add("tern_exporter_bytes_uncompressed_total", static_cast<double>(c.bytes_uncompressed),
+        "Bulk body bytes before gzip");
+    add("tern_exporter_bytes_sent_total", static_cast<double>(c.bytes_compressed),
+        "Bulk body bytes on the wire");
   }
 
   bool healthy() const override { return !stopped_.load(); }
 
-private:
+ private:
   static constexpr std::uint64_t kDefaultQueueBytes = 256ull << 20;
 
   // The calling thread's encoder for this stage: producers never share one.
@@ -124,9 +134,15 @@ private:
 
   void encode(Encoder& enc, pdata::Signal s, const void* batch, EncodedBatch& out) {
     switch (s) {
-      case pdata::Signal::Logs: enc.encode_logs(*static_cast<const pdata::LogsData*>(batch), out); break;
-      case pdata::Signal::Traces: enc.encode_traces(*static_cast<const pdata::TracesData*>(batch), out); break;
-      case pdata::Signal::Metrics: enc.encode_metrics(*static_cast<const pdata::MetricsData*>(batch), out); break;
+      case pdata::Signal::Logs:
+        enc.encode_logs(*static_cast<const pdata::LogsData*>(batch), out);
+        break;
+      case pdata::Signal::Traces:
+        enc.encode_traces(*static_cast<const pdata::TracesData*>(batch), out);
+        break;
+      case pdata::Signal::Metrics:
+        enc.encode_metrics(*static_cast<const pdata::MetricsData*>(batch), out);
+        break;
     }
     if (const auto n = out.stats.total_rejected()) encode_rejected_.fetch_add(n, std::memory_order_relaxed);
   }
@@ -134,7 +150,8 @@ private:
   template <class Data>
   ConsumeResult enqueue(pdata::Signal s, std::shared_ptr<Data> batch, std::uint64_t events) {
     if (!batch || events == 0) return ConsumeResult::ok();
-    if (stopped_.load(std::memory_order_relaxed)) return {ConsumeCode::kShutdown, "exporter is shutting down", {}, 0};
+    if (stopped_.load(std::memory_order_relaxed))
+      return {ConsumeCode::kShutdown, "exporter is shutting down", {}, 0};
     queue::Entry e;
     e.signal = s;
     e.items = events;
@@ -147,7 +164,8 @@ private:
       e.batch = std::move(batch);
     }
     if (!queue_.try_push(e))
-      return ConsumeResult::retry_later("sending queue of exporter " + id_ + " is full", std::chrono::seconds(1));
+      return ConsumeResult::retry_later("sending queue of exporter " + id_ + " is full",
+                                        std::chrono::seconds(1));
     return ConsumeResult::ok();
   }
 
@@ -200,7 +218,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<ExporterStage> make_elasticsearch_stage(std::string id, const config::ElasticsearchExporterConfig& c,
+std::unique_ptr<ExporterStage> make_elasticsearch_stage(std::string id,
+                                                        const config::ElasticsearchExporterConfig& c,
                                                         BatchSettings batch) {
   return std::make_unique<ElasticsearchStage>(std::move(id), c, batch);
 }

@@ -13,7 +13,8 @@
 
 namespace tern::pipeline {
 
-std::unique_ptr<ExporterStage> make_elasticsearch_stage(std::string id, const config::ElasticsearchExporterConfig& c,
+std::unique_ptr<ExporterStage> make_elasticsearch_stage(std::string id,
+                                                        const config::ElasticsearchExporterConfig& c,
                                                         BatchSettings batch);
 
 }  // namespace tern::pipeline

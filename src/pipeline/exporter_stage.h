@@ -19,7 +19,7 @@ struct MetricSample {
 };
 
 class ExporterStage : public Consumer {
-public:
+ public:
   virtual void start() = 0;
   // Stops taking batches, drains what is queued within `timeout`. Idempotent.
   virtual void shutdown(std::chrono::milliseconds timeout) = 0;

@@ -38,9 +38,15 @@ ConsumeResult Pipeline::consume_metrics(std::shared_ptr<pdata::MetricsData> batc
 
 void ReceiverRouter::add(pdata::Signal signal, std::shared_ptr<Pipeline> pipeline) {
   switch (signal) {
-    case pdata::Signal::Logs: logs_.push_back(std::move(pipeline)); break;
-    case pdata::Signal::Traces: traces_.push_back(std::move(pipeline)); break;
-    case pdata::Signal::Metrics: metrics_.push_back(std::move(pipeline)); break;
+    case pdata::Signal::Logs:
+      logs_.push_back(std::move(pipeline));
+      break;
+    case pdata::Signal::Traces:
+      traces_.push_back(std::move(pipeline));
+      break;
+    case pdata::Signal::Metrics:
+      metrics_.push_back(std::move(pipeline));
+      break;
   }
 }
 
@@ -48,7 +54,8 @@ namespace {
 template <class Data, class Consume>
 ConsumeResult fan_out(const std::vector<std::shared_ptr<Pipeline>>& pipelines, std::shared_ptr<Data> batch,
                       Consume consume) {
-  if (pipelines.empty()) return {ConsumeCode::kInvalid, "no pipeline takes this signal from this receiver", {}, 0};
+  if (pipelines.empty())
+    return {ConsumeCode::kInvalid, "no pipeline takes this signal from this receiver", {}, 0};
   ConsumeResult result = ConsumeResult::ok();
   for (std::size_t i = 0; i < pipelines.size(); ++i) {
     const bool last = i + 1 == pipelines.size();
@@ -75,15 +82,18 @@ ConsumeResult ReceiverRouter::consume_logs(std::shared_ptr<pdata::LogsData> batc
   return fan_out(logs_, std::move(batch), [](Pipeline& p, auto b) { return p.consume_logs(std::move(b)); });
 }
 ConsumeResult ReceiverRouter::consume_traces(std::shared_ptr<pdata::TracesData> batch) {
-  return fan_out(traces_, std::move(batch), [](Pipeline& p, auto b) { return p.consume_traces(std::move(b)); });
+  return fan_out(traces_, std::move(batch),
+                 [](Pipeline& p, auto b) { return p.consume_traces(std::move(b)); });
 }
 ConsumeResult ReceiverRouter::consume_metrics(std::shared_ptr<pdata::MetricsData> batch) {
-  return fan_out(metrics_, std::move(batch), [](Pipeline& p, auto b) { return p.consume_metrics(std::move(b)); });
+  return fan_out(metrics_, std::move(batch),
+                 [](Pipeline& p, auto b) { return p.consume_metrics(std::move(b)); });
 }
 
 std::shared_ptr<pdata::LogsData> clone(const pdata::LogsData& d) {
-  return clone_via_proto(d, otlp::encode_logs_proto,
-                         [](std::string_view in, auto& out, const auto& o) { return otlp::decode_logs_proto(in, out, o); });
+  return clone_via_proto(d, otlp::encode_logs_proto, [](std::string_view in, auto& out, const auto& o) {
+    return otlp::decode_logs_proto(in, out, o);
+  });
 }
 std::shared_ptr<pdata::TracesData> clone(const pdata::TracesData& d) {
   return clone_via_proto(d, otlp::encode_traces_proto, [](std::string_view in, auto& out, const auto& o) {

@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/consumer.h"
 #include "pdata/signal.h"
+#include "pipeline/consumer.h"
 #include "pipeline/exporter_stage.h"
 #include "processor/processor.h"
 
 namespace tern::pipeline {
 
 class Pipeline final : public Consumer {
-public:
+ public:
   Pipeline(std::string name, std::vector<std::shared_ptr<processor::Processor>> processors,
            std::vector<std::shared_ptr<ExporterStage>> exporters)
       : name_(std::move(name)), processors_(std::move(processors)), exporters_(std::move(exporters)) {}
@@ -27,7 +27,7 @@ public:
   const std::string& name() const { return name_; }
   bool mutates() const;
 
-private:
+ private:
   template <class Data, class Consume>
   ConsumeResult run(std::shared_ptr<Data> batch, Consume consume);
 
@@ -37,14 +37,14 @@ private:
 };
 
 class ReceiverRouter final : public Consumer {
-public:
+ public:
   void add(pdata::Signal signal, std::shared_ptr<Pipeline> pipeline);
 
   ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> batch) override;
   ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData> batch) override;
   ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData> batch) override;
 
-private:
+ private:
   std::vector<std::shared_ptr<Pipeline>> logs_, traces_, metrics_;
 };
 

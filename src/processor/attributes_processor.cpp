@@ -8,7 +8,8 @@ using Action = config::AttributesProcessorConfig::Action;
 
 void AttributesProcessor::apply(pdata::Attributes& attrs, const pdata::Arena& arena) const {
   for (const auto& a : config_.actions) {
-    auto it = std::find_if(attrs.begin(), attrs.end(), [&](const pdata::KeyValue& kv) { return kv.key == a.key; });
+    auto it =
+        std::find_if(attrs.begin(), attrs.end(), [&](const pdata::KeyValue& kv) { return kv.key == a.key; });
     const bool present = it != attrs.end();
     switch (a.action) {
       case Action::kDelete:

@@ -8,7 +8,7 @@
 namespace tern::processor {
 
 class AttributesProcessor final : public Processor {
-public:
+ public:
   enum class Target { kRecords, kResource };
   AttributesProcessor(config::AttributesProcessorConfig config, Target target)
       : config_(std::move(config)), target_(target) {}
@@ -21,7 +21,7 @@ public:
   // Applies every action to one attribute map (exposed for tests).
   void apply(pdata::Attributes& attrs, const pdata::Arena& arena) const;
 
-private:
+ private:
   config::AttributesProcessorConfig config_;
   Target target_;
 };

@@ -8,7 +8,8 @@ namespace tern::processor {
 
 namespace {
 std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 std::uint64_t total_memory_bytes() {
@@ -19,7 +20,8 @@ std::uint64_t total_memory_bytes() {
 
 MemoryLimiter::MemoryLimiter(const config::MemoryLimiterProcessorConfig& c, RssReader rss)
     : rss_(std::move(rss)),
-      interval_(c.check_interval.count() > 0 ? std::chrono::nanoseconds(c.check_interval) : std::chrono::seconds(1)) {
+      interval_(c.check_interval.count() > 0 ? std::chrono::nanoseconds(c.check_interval)
+                                             : std::chrono::seconds(1)) {
   std::uint64_t limit = c.limit_mib << 20, spike = c.spike_limit_mib << 20;
   if (limit == 0 && c.limit_percentage > 0) {
     const auto total = total_memory_bytes();
@@ -51,8 +53,8 @@ pipeline::ConsumeResult MemoryLimiter::check() {
   }
   if (!over_.load(std::memory_order_relaxed)) return pipeline::ConsumeResult::ok();
   refused_.fetch_add(1, std::memory_order_relaxed);
-  return pipeline::ConsumeResult::retry_later("memory limit reached: the collector is above its memory_limiter soft limit",
-                                              std::chrono::seconds(1));
+  return pipeline::ConsumeResult::retry_later(
+      "memory limit reached: the collector is above its memory_limiter soft limit", std::chrono::seconds(1));
 }
 
 }  // namespace tern::processor

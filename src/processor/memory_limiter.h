@@ -15,7 +15,7 @@
 namespace tern::processor {
 
 class MemoryLimiter final : public Processor {
-public:
+ public:
   using RssReader = std::function<std::uint64_t()>;  // bytes; injectable for tests
   explicit MemoryLimiter(const config::MemoryLimiterProcessorConfig& config, RssReader rss = read_rss);
 
@@ -28,7 +28,7 @@ public:
   std::uint64_t refused() const { return refused_.load(std::memory_order_relaxed); }
   static std::uint64_t read_rss();
 
-private:
+ private:
   pipeline::ConsumeResult check();
 
   RssReader rss_;

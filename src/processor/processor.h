@@ -9,7 +9,7 @@
 namespace tern::processor {
 
 class Processor {
-public:
+ public:
   virtual ~Processor() = default;
   virtual pipeline::ConsumeResult process(pdata::LogsData& batch) = 0;
   virtual pipeline::ConsumeResult process(pdata::TracesData& batch) = 0;

@@ -37,7 +37,8 @@ bool MemoryQueue::pop_batch(std::vector<Entry>& out, std::uint64_t max_bytes, st
   while (true) {
     while (!entries_.empty()) {
       Entry& e = entries_.front();
-      if (bytes > 0 && ((max_bytes && bytes + e.bytes > max_bytes) || (max_items && items + e.items > max_items)))
+      if (bytes > 0 &&
+          ((max_bytes && bytes + e.bytes > max_bytes) || (max_items && items + e.items > max_items)))
         return true;
       bytes += e.bytes;
       items += e.items;

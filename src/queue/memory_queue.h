@@ -43,7 +43,7 @@ struct MemoryQueueStats {
 };
 
 class MemoryQueue {
-public:
+ public:
   explicit MemoryQueue(MemoryQueueLimits limits) : limits_(limits) {}
 
   // Takes the entry when it fits (an entry larger than the whole queue is taken into an
@@ -63,7 +63,7 @@ public:
   bool closed() const;
   MemoryQueueStats stats() const;
 
-private:
+ private:
   bool fits(const Entry& e) const;
 
   const MemoryQueueLimits limits_;

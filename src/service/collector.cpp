@@ -20,9 +20,12 @@ namespace {
 
 pdata::Signal to_signal(config::Signal s) {
   switch (s) {
-    case config::Signal::kLogs: return pdata::Signal::Logs;
-    case config::Signal::kTraces: return pdata::Signal::Traces;
-    case config::Signal::kMetrics: return pdata::Signal::Metrics;
+    case config::Signal::kLogs:
+      return pdata::Signal::Logs;
+    case config::Signal::kTraces:
+      return pdata::Signal::Traces;
+    case config::Signal::kMetrics:
+      return pdata::Signal::Metrics;
   }
   return pdata::Signal::Logs;
 }
@@ -70,16 +73,20 @@ struct Collector::Impl {
     return s;
   }
 
-  std::shared_ptr<pipeline::ExporterStage> exporter(const std::string& id, const pipeline::BatchSettings& batch) {
+  std::shared_ptr<pipeline::ExporterStage> exporter(const std::string& id,
+                                                    const pipeline::BatchSettings& batch) {
     if (auto it = exporters.find(id); it != exporters.end()) return it->second;
     const auto* c = find(config.exporters, id);
     if (!c) throw BuildError("exporter \"" + id + "\" is not defined");
     std::shared_ptr<pipeline::ExporterStage> stage;
     if (const auto* es = std::get_if<config::ElasticsearchExporterConfig>(&c->settings)) {
-      if (es->sending_queue.enabled && es->sending_queue.type == config::ElasticsearchExporterConfig::SendingQueue::Type::kDisk)
-        throw BuildError("exporter \"" + id + "\": sending_queue.type disk is not available in this build yet");
+      if (es->sending_queue.enabled &&
+          es->sending_queue.type == config::ElasticsearchExporterConfig::SendingQueue::Type::kDisk)
+        throw BuildError("exporter \"" + id +
+                         "\": sending_queue.type disk is not available in this build yet");
       if (es->mapping_mode != "otel")
-        throw BuildError("exporter \"" + id + "\": mapping.mode \"" + es->mapping_mode + "\" is not supported (otel)");
+        throw BuildError("exporter \"" + id + "\": mapping.mode \"" + es->mapping_mode +
+                         "\" is not supported (otel)");
       stage = pipeline::make_elasticsearch_stage(id, *es, batch);
     } else if (const auto* dbg = std::get_if<config::DebugExporterConfig>(&c->settings)) {
       stage = pipeline::make_debug_stage(id, *dbg);
@@ -117,8 +124,8 @@ struct Collector::Impl {
       std::vector<std::shared_ptr<pipeline::ExporterStage>> stages;
       for (const auto& id : p.exporters) stages.push_back(exporter(id, batch));
       const std::string name = p.name.empty() ? "" : "/" + p.name;
-      auto pl = std::make_shared<pipeline::Pipeline>(std::string(pdata::to_string(to_signal(p.signal))) + name,
-                                                     std::move(procs), std::move(stages));
+      auto pl = std::make_shared<pipeline::Pipeline>(
+          std::string(pdata::to_string(to_signal(p.signal))) + name, std::move(procs), std::move(stages));
       for (const auto& rid : p.receivers) {
         auto& router = routers[rid];
         if (!router) router = std::make_shared<pipeline::ReceiverRouter>();
@@ -151,20 +158,24 @@ struct Collector::Impl {
       for (auto sig : {pdata::Signal::Logs, pdata::Signal::Traces, pdata::Signal::Metrics}) {
         const auto& p = s.of(sig);
         const std::string ls = l + ",signal=\"" + std::string(pdata::to_string(sig)) + "\"";
-        samples.push_back({"tern_receiver_requests_total", ls, static_cast<double>(p.requests), "Export requests received", true});
-        samples.push_back({"tern_receiver_accepted_items_total", ls, static_cast<double>(p.accepted), "Items queued", true});
+        samples.push_back({"tern_receiver_requests_total", ls, static_cast<double>(p.requests),
+                           "Export requests received", true});
+        samples.push_back({"tern_receiver_accepted_items_total", ls, static_cast<double>(p.accepted),
+                           "Items queued", true});
         samples.push_back({"tern_receiver_refused_items_total", ls, static_cast<double>(p.refused),
                            "Items refused (back-pressure, invalid, shutdown)", true});
       }
       samples.push_back({"tern_receiver_bad_requests_total", l, static_cast<double>(s.bad_requests),
                          "Requests whose payload could not be decoded", true});
-      samples.push_back({"tern_receiver_bytes_total", l, static_cast<double>(s.bytes_received), "Request bytes received", true});
+      samples.push_back({"tern_receiver_bytes_total", l, static_cast<double>(s.bytes_received),
+                         "Request bytes received", true});
     }
     for (const auto& [id, e] : exporters) e->collect_metrics(samples);
     for (std::size_t i = 0; i < limiters.size(); ++i)
       samples.push_back({"tern_memory_limiter_refused_total", "", static_cast<double>(limiters[i]->refused()),
                          "Batches refused by memory_limiter", true});
-    samples.push_back({"tern_process_resident_memory_bytes", "", static_cast<double>(processor::MemoryLimiter::read_rss()),
+    samples.push_back({"tern_process_resident_memory_bytes", "",
+                       static_cast<double>(processor::MemoryLimiter::read_rss()),
                        "Resident memory of the collector", false});
     samples.push_back({"tern_process_uptime_seconds", "",
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(),
@@ -174,7 +185,8 @@ struct Collector::Impl {
     for (const auto& s : samples) by_name[s.name].push_back(&s);
     std::string out;
     for (const auto& [name, list] : by_name) {
-      out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, list[0]->help, name, list[0]->counter ? "counter" : "gauge");
+      out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, list[0]->help, name,
+                         list[0]->counter ? "counter" : "gauge");
       for (const auto* s : list)
         out += s->labels.empty() ? fmt::format("{} {}\n", name, s->value)
                                  : fmt::format("{}{{{}}} {}\n", name, s->labels, s->value);

@@ -21,7 +21,7 @@ struct BuildError : std::runtime_error {
 };
 
 class Collector {
-public:
+ public:
   // Builds every component; throws BuildError for what cannot be built.
   explicit Collector(const config::Config& config);
   ~Collector();
@@ -44,7 +44,7 @@ public:
   std::uint16_t health_check_port() const;
   std::uint16_t metrics_port() const;
 
-private:
+ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -35,7 +35,7 @@ void spit(const fs::path& p, std::string_view s) {
 }
 
 class Convert : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("tern-convert-" + std::to_string(::getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -56,12 +56,13 @@ protected:
 };
 
 TEST_F(Convert, JsonToProtoToJsonThroughFilesIsExact) {
-  const std::pair<const char*, std::string_view> cases[] = {{"logs", kLogs}, {"traces", kTraces}, {"metrics", kMetrics}};
+  const std::pair<const char*, std::string_view> cases[] = {
+      {"logs", kLogs}, {"traces", kTraces}, {"metrics", kMetrics}};
   for (const auto& [signal, json] : cases) {
     spit(dir_ / "in.json", json);
     const std::string s = signal;
-    auto r = convert("--signal " + s + " --from otlp-json --to otlp-proto -i " + (dir_ / "in.json").string() + " -o " +
-                     (dir_ / "out.pb").string());
+    auto r = convert("--signal " + s + " --from otlp-json --to otlp-proto -i " + (dir_ / "in.json").string() +
+                     " -o " + (dir_ / "out.pb").string());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.out.empty());
     r = convert("--signal " + s + " --from otlp-proto --to otlp-json -i " + (dir_ / "out.pb").string());
@@ -143,7 +144,8 @@ TEST_F(Convert, InvalidUtf8IsRejectedOnlyWhenAsked) {
   const std::string in("\x0a\x07\x12\x05\x12\x03\x1a\x01\xff", 9);
   auto r = convert("--signal logs --from otlp-proto --to otlp-json", in);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("\"severityText\":\"\xef\xbf\xbd\""), std::string::npos) << r.out;  // replaced by U+FFFD
+  EXPECT_NE(r.out.find("\"severityText\":\"\xef\xbf\xbd\""), std::string::npos)
+      << r.out;  // replaced by U+FFFD
   r = convert("--signal logs --from otlp-proto --to otlp-json --validate-utf8", in);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("invalid UTF-8 in string"), std::string::npos) << r.err;

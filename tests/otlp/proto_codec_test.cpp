@@ -73,8 +73,9 @@ std::string via_proto(std::string_view json, auto decode_json, auto encode_proto
 }
 
 TEST(OtlpProto, LogsEveryFieldRoundTrip) {
-  EXPECT_EQ(via_proto<LogsData>(kLogs, decode_logs_json, encode_logs_proto, decode_logs_proto, encode_logs_json),
-            kLogs);
+  EXPECT_EQ(
+      via_proto<LogsData>(kLogs, decode_logs_json, encode_logs_proto, decode_logs_proto, encode_logs_json),
+      kLogs);
 }
 TEST(OtlpProto, TracesEveryFieldRoundTrip) {
   EXPECT_EQ(via_proto<TracesData>(kTraces, decode_traces_json, encode_traces_proto, decode_traces_proto,
@@ -100,7 +101,8 @@ TEST(OtlpProto, EncodeAppendsAndEmptyIsEmpty) {
 TEST(OtlpProto, KnownBytesForASimpleRecord) {
   // Hand-computed: the encoder writes exactly these bytes, in field-number order.
   LogsData d;
-  auto& lr = d.resource_logs.emplace_back(d.arena).scope_logs.emplace_back(d.arena).log_records.emplace_back(d.arena);
+  auto& lr = d.resource_logs.emplace_back(d.arena).scope_logs.emplace_back(d.arena).log_records.emplace_back(
+      d.arena);
   lr.time_unix_nano = 5;
   lr.severity_number = -1;  // int32 enums are sign-extended to 10-byte varints
   lr.body = AnyValue::string("hi");
@@ -128,16 +130,16 @@ TEST(OtlpProto, DecodedStringsAreViewsIntoTheInput) {
   const std::string_view in = d.arena.hold(proto);
   ASSERT_FALSE(decode_logs_proto(in, d));
   const auto& lr = d.resource_logs[0].scope_logs[0].log_records[0];
-  for (std::string_view s : {lr.severity_text, lr.event_name, lr.attributes[0].key, lr.attributes[0].value.string_value,
-                             d.resource_logs[0].schema_url}) {
+  for (std::string_view s : {lr.severity_text, lr.event_name, lr.attributes[0].key,
+                             lr.attributes[0].value.string_value, d.resource_logs[0].schema_url}) {
     EXPECT_GE(s.data(), in.data());
     EXPECT_LE(s.data() + s.size(), in.data() + in.size());
   }
 }
 
 TEST(OtlpProto, UnknownFieldsOfEveryWireTypeAreSkipped) {
-  const std::string unknown = vint(90, 7) + fixed64(91, 1) + fixed32(92, 2) + len(93, "zzz") +
-                              tag(94, 3) + vint(1, 1) + len(2, "in group") + tag(94, 4);
+  const std::string unknown = vint(90, 7) + fixed64(91, 1) + fixed32(92, 2) + len(93, "zzz") + tag(94, 3) +
+                              vint(1, 1) + len(2, "in group") + tag(94, 4);
   const std::string record = unknown + fixed64(1, 42) + unknown + len(3, "WARN") + unknown;
   const std::string in = unknown + len(1, unknown + len(2, unknown + len(2, record)));
   LogsData d;
@@ -221,10 +223,13 @@ TEST(OtlpProto, Errors) {
   EXPECT_EQ(logs_error("\x80"), ": truncated varint @0");
   // Length past the end, inside a record.
   const std::string past = logs_with_record(tag(3, 2) + varint(50) + "ab");
-  EXPECT_EQ(logs_error(past), "resource_logs.scope_logs.log_records.severity_text: length 50 past end of message (2 bytes left) @7");
+  EXPECT_EQ(
+      logs_error(past),
+      "resource_logs.scope_logs.log_records.severity_text: length 50 past end of message (2 bytes left) @7");
   // A known field with the wrong wire type.
   EXPECT_EQ(logs_error(logs_with_record(vint(1, 5))),
-            "resource_logs.scope_logs.log_records.time_unix_nano: wrong wire type: expected fixed64, got varint @6");
+            "resource_logs.scope_logs.log_records.time_unix_nano: wrong wire type: expected fixed64, got "
+            "varint @6");
   // Truncated fixed64.
   EXPECT_EQ(logs_error(logs_with_record(tag(1, 1) + "abc")),
             "resource_logs.scope_logs.log_records.time_unix_nano: truncated fixed64 (3 bytes left) @7");

@@ -11,7 +11,7 @@ namespace {
 
 // An exporter stage that records what it got and answers what it is told to.
 class RecordingStage final : public ExporterStage {
-public:
+ public:
   ConsumeResult answer = ConsumeResult::ok();
   std::vector<std::shared_ptr<pdata::LogsData>> logs;
   void start() override {}
@@ -35,7 +35,8 @@ std::shared_ptr<pdata::LogsData> logs() {
 std::shared_ptr<processor::Processor> upsert(const std::string& key, const std::string& value) {
   config::AttributesProcessorConfig c;
   c.actions.push_back({key, value, config::AttributesProcessorConfig::Action::kUpsert});
-  return std::make_shared<processor::AttributesProcessor>(c, processor::AttributesProcessor::Target::kRecords);
+  return std::make_shared<processor::AttributesProcessor>(c,
+                                                          processor::AttributesProcessor::Target::kRecords);
 }
 
 std::string attrs_json(const pdata::LogsData& d) {
@@ -76,7 +77,8 @@ TEST(ReceiverRouter, PipelinesThatChangeBatchesGetTheirOwnCopy) {
   ASSERT_EQ(b->logs.size(), 1u);
   EXPECT_NE(a->logs[0], b->logs[0]);
   EXPECT_NE(attrs_json(*a->logs[0]).find(R"({"stringValue":"a"})"), std::string::npos);
-  EXPECT_EQ(attrs_json(*a->logs[0]).find(R"({"stringValue":"b"})"), std::string::npos) << attrs_json(*a->logs[0]);
+  EXPECT_EQ(attrs_json(*a->logs[0]).find(R"({"stringValue":"b"})"), std::string::npos)
+      << attrs_json(*a->logs[0]);
   EXPECT_NE(attrs_json(*b->logs[0]).find(R"({"stringValue":"b"})"), std::string::npos);
 }
 

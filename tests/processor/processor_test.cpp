@@ -38,20 +38,22 @@ TEST(AttributesProcessor, InsertUpdateUpsertDeleteOnRecords) {
                                  {"team", "core", Action::kUpsert}}),
                         AttributesProcessor::Target::kRecords);
   ASSERT_TRUE(p.process(d).accepted());
-  EXPECT_EQ(as_json(d),
-            R"({"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},)"
-            R"("scopeLogs":[{"logRecords":[{"attributes":[{"key":"keep","value":{"stringValue":"2"}},)"
-            R"({"key":"env","value":{"stringValue":"prod"}},{"key":"team","value":{"stringValue":"core"}}]},)"
-            // The empty record: insert adds "keep", then update changes it (actions run in order).
-            R"({"attributes":[{"key":"keep","value":{"stringValue":"2"}},{"key":"env","value":{"stringValue":"prod"}},)"
-            R"({"key":"team","value":{"stringValue":"core"}}]}]}]}]})");
+  EXPECT_EQ(
+      as_json(d),
+      R"({"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},)"
+      R"("scopeLogs":[{"logRecords":[{"attributes":[{"key":"keep","value":{"stringValue":"2"}},)"
+      R"({"key":"env","value":{"stringValue":"prod"}},{"key":"team","value":{"stringValue":"core"}}]},)"
+      // The empty record: insert adds "keep", then update changes it (actions run in order).
+      R"({"attributes":[{"key":"keep","value":{"stringValue":"2"}},{"key":"env","value":{"stringValue":"prod"}},)"
+      R"({"key":"team","value":{"stringValue":"core"}}]}]}]}]})");
 }
 
 TEST(AttributesProcessor, ResourceTargetLeavesRecordsAlone) {
   pdata::LogsData d;
   ASSERT_FALSE(otlp::decode_logs_json(kLogs, d));
-  AttributesProcessor p(actions({{"service.name", "renamed", Action::kUpsert}, {"host", "h1", Action::kInsert}}),
-                        AttributesProcessor::Target::kResource);
+  AttributesProcessor p(
+      actions({{"service.name", "renamed", Action::kUpsert}, {"host", "h1", Action::kInsert}}),
+      AttributesProcessor::Target::kResource);
   ASSERT_TRUE(p.process(d).accepted());
   const auto& res = d.resource_logs[0].resource.attributes;
   ASSERT_EQ(res.size(), 2u);
@@ -62,7 +64,8 @@ TEST(AttributesProcessor, ResourceTargetLeavesRecordsAlone) {
 
 TEST(AttributesProcessor, TracesAndMetricPoints) {
   pdata::TracesData t;
-  ASSERT_FALSE(otlp::decode_traces_json(R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"s"}]}]}]})", t));
+  ASSERT_FALSE(
+      otlp::decode_traces_json(R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"s"}]}]}]})", t));
   pdata::MetricsData m;
   ASSERT_FALSE(otlp::decode_metrics_json(
       R"({"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"g","gauge":{"dataPoints":[{"asInt":"1"}]}},)"

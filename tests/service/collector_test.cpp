@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 using test::HttpClient;
 
 config::Config load(const std::string& yaml) {
-  auto r = config::load_config_string(yaml, "test.yaml", [](std::string_view) { return std::optional<std::string>(); });
+  auto r = config::load_config_string(yaml, "test.yaml",
+                                      [](std::string_view) { return std::optional<std::string>(); });
   for (const auto& d : r.diagnostics.items)
     if (d.severity == config::Severity::kError) ADD_FAILURE() << d.format();
   EXPECT_TRUE(r.ok());
@@ -79,7 +80,8 @@ service:
 }
 
 std::string logs_json(int n, int batch) {
-  std::string s = R"({"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeLogs":[{"logRecords":[)";
+  std::string s =
+      R"({"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeLogs":[{"logRecords":[)";
   for (int i = 0; i < n; ++i) {
     if (i) s += ',';
     s += R"({"timeUnixNano":"1700000000000000000","severityText":"INFO","body":{"stringValue":"line )" +
@@ -89,7 +91,7 @@ std::string logs_json(int n, int batch) {
 }
 
 class CollectorTest : public ::testing::Test {
-protected:
+ protected:
   void start_sink(sink::SinkOptions o = {}) {
     o.host = "127.0.0.1";
     o.port = 0;
@@ -136,12 +138,14 @@ TEST_F(CollectorTest, EverySignalOverJsonAndProtobufReachesTheSink) {
   std::string proto;
   otlp::encode_logs_proto(logs, proto);
   EXPECT_EQ(post("/v1/logs", proto, "application/x-protobuf").status, 200);
-  EXPECT_EQ(post("/v1/traces",
-                 R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c",)"
-                 R"("spanId":"eee19b7ec3c1b174","name":"GET /","startTimeUnixNano":"1","endTimeUnixNano":"2"}]}]}]})",
-                 "application/json")
-                .status,
-            200);
+  EXPECT_EQ(
+      post(
+          "/v1/traces",
+          R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c",)"
+          R"("spanId":"eee19b7ec3c1b174","name":"GET /","startTimeUnixNano":"1","endTimeUnixNano":"2"}]}]}]})",
+          "application/json")
+          .status,
+      200);
   EXPECT_EQ(post("/v1/metrics",
                  R"({"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"m","gauge":{"dataPoints":[)"
                  R"({"timeUnixNano":"1","asInt":"4"}]}}]}]}]})",
@@ -185,8 +189,9 @@ TEST_F(CollectorTest, BackPressureAnswers429AndLosesNothingAccepted) {
   start_sink(slow);
   // One queued request at most and a sender that takes ~100 ms per tiny request: clients
   // get 429 quickly; what got 200 must all arrive.
-  std::string yaml = config_yaml(sink_port_, "    num_workers: 1\n    sending_queue:\n      enabled: true\n      queue_size: 1\n",
-                                "[batch]");
+  std::string yaml = config_yaml(
+      sink_port_, "    num_workers: 1\n    sending_queue:\n      enabled: true\n      queue_size: 1\n",
+      "[batch]");
   const std::string flush = "    flush:\n      interval: 20ms\n";
   yaml.replace(yaml.find(flush), flush.size(), "    flush:\n      bytes: 100\n      interval: 10ms\n");
   start_collector(yaml);
@@ -220,7 +225,8 @@ TEST_F(CollectorTest, HealthCheckAndInternalMetrics) {
   auto m = metrics.call("GET", "/metrics");
   EXPECT_EQ(m.status, 200);
   EXPECT_NE(m.body.find("# TYPE tern_receiver_accepted_items_total counter"), std::string::npos);
-  EXPECT_NE(m.body.find("tern_receiver_accepted_items_total{receiver=\"otlp\",signal=\"logs\"} 4"), std::string::npos)
+  EXPECT_NE(m.body.find("tern_receiver_accepted_items_total{receiver=\"otlp\",signal=\"logs\"} 4"),
+            std::string::npos)
       << m.body;
   EXPECT_NE(m.body.find("tern_exporter_queue_bytes{exporter=\"elasticsearch\"}"), std::string::npos);
   EXPECT_EQ(metrics.call("GET", "/other").status, 404);
@@ -254,7 +260,8 @@ service:
     Collector c(cfg);
     FAIL() << "built";
   } catch (const BuildError& e) {
-    EXPECT_STREQ(e.what(), "exporter \"elasticsearch\": sending_queue.type disk is not available in this build yet");
+    EXPECT_STREQ(e.what(),
+                 "exporter \"elasticsearch\": sending_queue.type disk is not available in this build yet");
   }
 }
 

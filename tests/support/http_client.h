@@ -21,14 +21,14 @@ struct HttpReply {
 };
 
 class HttpClient {
-public:
+ public:
   explicit HttpClient(std::uint16_t port);
   ~HttpClient();
   // Reconnects once if the kept-alive connection was closed by the server.
   HttpReply call(const std::string& method, const std::string& target, const std::string& body = "",
                  const std::vector<std::pair<std::string, std::string>>& headers = {});
 
-private:
+ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,5 +1,10 @@
 #include "support/process.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -196,6 +201,29 @@ std::optional<std::uint64_t> cpu_time_us(pid_t pid) {
   }
   const long hz = sysconf(_SC_CLK_TCK);
   return (utime + stime) * 1000000ull / static_cast<unsigned long long>(hz);
+}
+
+std::vector<std::uint16_t> free_ports(int n) {
+  std::vector<int> fds;
+  std::vector<std::uint16_t> ports;
+  for (int i = 0; i < n; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) break;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof addr;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      ::close(fd);
+      break;
+    }
+    fds.push_back(fd);
+    ports.push_back(ntohs(addr.sin_port));
+  }
+  for (int fd : fds) ::close(fd);
+  return ports;
 }
 
 }  // namespace tern::test

@@ -59,6 +59,10 @@ class Process {
 // The port of "... listening on HOST:PORT" (IPv6 hosts in brackets), nullopt if none.
 std::optional<std::uint16_t> parse_listen_port(std::string_view line);
 
+// `n` distinct loopback ports that were free a moment ago (bound to port 0, then released:
+// racy in principle, fine on a test machine), for configs that need fixed ports.
+std::vector<std::uint16_t> free_ports(int n);
+
 // utime + stime of a process in microseconds, from /proc/<pid>/stat; nullopt if gone.
 std::optional<std::uint64_t> cpu_time_us(pid_t pid);
 

@@ -62,28 +62,6 @@ std::string find_node() {
 
 // `n` distinct free loopback ports: bound to port 0 together, then released. tern run does
 // not print ephemeral receiver ports, so the config has to name fixed ones.
-std::vector<std::uint16_t> free_ports(int n) {
-  std::vector<int> fds;
-  std::vector<std::uint16_t> ports;
-  for (int i = 0; i < n; ++i) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) break;
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    socklen_t len = sizeof addr;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      ::close(fd);
-      break;
-    }
-    fds.push_back(fd);
-    ports.push_back(ntohs(addr.sin_port));
-  }
-  for (int fd : fds) ::close(fd);
-  return ports;
-}
 
 class TempDir {
  public:
@@ -394,7 +372,7 @@ TEST(E2eJs, EverySignalOverEveryTransportIsIndexedFieldByField) {
   TempDir tmp;
   const fs::path dump = tmp.path() / "dump.ndjson";
   auto sink = std::make_unique<Sink>(dump, std::vector<std::string>{});
-  auto ports = free_ports(2);
+  auto ports = tern::test::free_ports(2);
   ASSERT_EQ(ports.size(), 2u);
   const fs::path cfg = tmp.path() / "collector.yaml";
   write_file(cfg, collector_yaml(sink->port, ports[0], ports[1], "    flush:\n      interval: 100ms\n"));
@@ -518,7 +496,7 @@ TEST(E2eJs, BackPressureAnswers429AndDeliversExactlyWhatWasAccepted) {
   TempDir tmp;
   const fs::path dump = tmp.path() / "dump.ndjson";
   Sink sink(dump, {"--latency-ms", "300"});
-  auto ports = free_ports(1);
+  auto ports = tern::test::free_ports(1);
   ASSERT_EQ(ports.size(), 1u);
   const fs::path cfg = tmp.path() / "collector.yaml";
   write_file(cfg, collector_yaml(sink.port, ports[0], 0,
