@@ -611,7 +611,10 @@ struct BulkExporter::Impl {
       }
       auto it = queue.begin();
       if (it->first > Clock::now()) {
-        work_cv.wait_until(lk, it->first);
+        // A copy: wait_until reads the deadline while the lock is released, and another
+        // worker may take (erase) this entry meanwhile.
+        const Clock::time_point ready = it->first;
+        work_cv.wait_until(lk, ready);
         continue;
       }
       Request r = std::move(it->second);
