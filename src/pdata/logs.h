@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "pdata/common.h"
+#include "pdata/delivery.h"
 
 namespace tern::pdata {
 
@@ -41,6 +42,8 @@ struct LogsData {
   explicit LogsData(std::size_t arena_bytes) : arena(arena_bytes), resource_logs(arena.vec<ResourceLogs>()) {}
   Arena arena;
   Vec<ResourceLogs> resource_logs;
+  // Set by producers that need to know when the batch is settled (pdata/delivery.h).
+  DeliveryTokenPtr delivery;
 
   std::size_t record_count() const {
     std::size_t n = 0;

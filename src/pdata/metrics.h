@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "pdata/common.h"
+#include "pdata/delivery.h"
 
 namespace tern::pdata {
 
@@ -146,6 +147,8 @@ struct MetricsData {
       : arena(arena_bytes), resource_metrics(arena.vec<ResourceMetrics>()) {}
   Arena arena;
   Vec<ResourceMetrics> resource_metrics;
+  // Set by producers that need to know when the batch is settled (pdata/delivery.h).
+  DeliveryTokenPtr delivery;
 
   std::size_t data_point_count() const {
     std::size_t n = 0;

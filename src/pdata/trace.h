@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "pdata/common.h"
+#include "pdata/delivery.h"
 
 namespace tern::pdata {
 
@@ -73,6 +74,8 @@ struct TracesData {
   explicit TracesData(std::size_t arena_bytes) : arena(arena_bytes), resource_spans(arena.vec<ResourceSpans>()) {}
   Arena arena;
   Vec<ResourceSpans> resource_spans;
+  // Set by producers that need to know when the batch is settled (pdata/delivery.h).
+  DeliveryTokenPtr delivery;
 
   std::size_t span_count() const {
     std::size_t n = 0;

@@ -9,6 +9,15 @@ bool MemoryQueue::fits(const Entry& e) const {
   return limits_.max_items == 0 || stats_.items + e.items <= limits_.max_items;
 }
 
+void MemoryQueue::push_locked(Entry& entry) {
+  stats_.bytes += entry.bytes;
+  stats_.items += entry.items;
+  ++stats_.entries;
+  ++stats_.pushed_entries;
+  if (stats_.bytes > stats_.peak_bytes) stats_.peak_bytes = stats_.bytes;
+  entries_.push_back(std::move(entry));
+}
+
 bool MemoryQueue::try_push(Entry& entry) {
   {
     std::lock_guard lock(mu_);
@@ -16,12 +25,17 @@ bool MemoryQueue::try_push(Entry& entry) {
       ++stats_.refused_entries;
       return false;
     }
-    stats_.bytes += entry.bytes;
-    stats_.items += entry.items;
-    ++stats_.entries;
-    ++stats_.pushed_entries;
-    if (stats_.bytes > stats_.peak_bytes) stats_.peak_bytes = stats_.bytes;
-    entries_.push_back(std::move(entry));
+    push_locked(entry);
+  }
+  cv_.notify_one();
+  return true;
+}
+
+bool MemoryQueue::push_wait(Entry& entry, std::chrono::steady_clock::time_point deadline) {
+  {
+    std::unique_lock lock(mu_);
+    if (!room_cv_.wait_until(lock, deadline, [&] { return closed_ || fits(entry); }) || closed_) return false;
+    push_locked(entry);
   }
   cv_.notify_one();
   return true;
@@ -39,7 +53,10 @@ bool MemoryQueue::pop_batch(std::vector<Entry>& out, std::uint64_t max_bytes, st
       Entry& e = entries_.front();
       if (bytes > 0 &&
           ((max_bytes && bytes + e.bytes > max_bytes) || (max_items && items + e.items > max_items)))
+      {
+        room_cv_.notify_all();
         return true;
+      }
       bytes += e.bytes;
       items += e.items;
       stats_.bytes -= e.bytes;
@@ -49,6 +66,7 @@ bool MemoryQueue::pop_batch(std::vector<Entry>& out, std::uint64_t max_bytes, st
       entries_.pop_front();
     }
     const bool full = (max_bytes && bytes >= max_bytes) || (max_items && items >= max_items);
+    room_cv_.notify_all();
     if (full || closed_ || linger.count() <= 0) return true;
     if (!cv_.wait_until(lock, deadline, [&] { return !entries_.empty() || closed_; })) return true;
   }
@@ -60,6 +78,7 @@ void MemoryQueue::close() {
     closed_ = true;
   }
   cv_.notify_all();
+  room_cv_.notify_all();
 }
 
 bool MemoryQueue::closed() const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "encoding/encoded_batch.h"
+#include "pdata/delivery.h"
 #include "pdata/signal.h"
 
 namespace tern::queue {
@@ -28,6 +29,8 @@ struct Entry {
   std::shared_ptr<const void> batch;
   std::uint64_t bytes = 0;  // accounted size
   std::uint64_t items = 0;  // events
+  // Held until the entry is settled downstream (pdata/delivery.h); empty when nobody asked.
+  pdata::DeliveryTokenPtr delivery;
 };
 
 struct MemoryQueueLimits {
@@ -50,6 +53,9 @@ class MemoryQueue {
   // empty queue, so it cannot be refused forever). Returns false, entry untouched, when
   // full or closed.
   bool try_push(Entry& entry);
+  // As try_push, but waits for room until `deadline` (a producer that can wait, such as
+  // the disk queue's reader loop). False, entry untouched, when closed or timed out.
+  bool push_wait(Entry& entry, std::chrono::steady_clock::time_point deadline);
 
   // Pops entries in order into `out` (appended) until `max_bytes` or `max_items` is
   // reached — at least one entry — waiting up to `linger` for more once the first is
@@ -65,10 +71,12 @@ class MemoryQueue {
 
  private:
   bool fits(const Entry& e) const;
+  void push_locked(Entry& entry);
 
   const MemoryQueueLimits limits_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  std::condition_variable room_cv_;  // push_wait: signalled when entries leave
   std::deque<Entry> entries_;
   MemoryQueueStats stats_;
   bool closed_ = false;

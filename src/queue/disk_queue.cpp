@@ -1,0 +1,841 @@
+#include "queue/disk_queue.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+#include <tuple>
+
+#include "queue/crc32c.h"
+
+namespace tern::queue {
+namespace {
+
+// On-disk layout (little-endian), documented in docs/queues.md:
+//   segment header: "TERNDQSG" | u32 format version | u32 reserved (0)
+//   frame: u32 len | u32 flags | len bytes | u32 crc32c(len, flags, bytes) | u32 len
+// The length at both ends lets a reader validate a frame from either side and, with the CRC,
+// find the next frame boundary again after a corrupt region.
+constexpr char kSegmentMagic[8] = {'T', 'E', 'R', 'N', 'D', 'Q', 'S', 'G'};
+constexpr char kStateMagic[8] = {'T', 'E', 'R', 'N', 'D', 'Q', 'S', 'T'};
+constexpr std::uint64_t kHeaderSize = 16;
+constexpr std::uint64_t kFrameOverhead = 16;
+constexpr std::uint32_t kFlagZstd = 1;
+constexpr std::uint32_t kKnownFlags = kFlagZstd;
+constexpr std::uint32_t kMaxPayload = 1u << 30;
+constexpr std::size_t kReadAhead = 1 << 20;
+// state file: magic | u32 version | u32 0 | u64 segment | u64 offset | u64 seq | u32 crc32c
+constexpr std::size_t kStateSize = 44;
+
+void put32(unsigned char* p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+void put64(unsigned char* p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+std::uint32_t get32(const unsigned char* p) {
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+std::uint64_t get64(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+std::string errno_text(int e) { return std::error_code(e, std::generic_category()).message(); }
+
+// 0 or the errno of the failure.
+int pwrite_all(int fd, const void* data, std::size_t n, std::uint64_t off) {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(off));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+    off += static_cast<std::uint64_t>(w);
+  }
+  return 0;
+}
+
+struct PushScratch {
+  std::string frame;
+  ZSTD_CCtx* cctx = nullptr;
+  ~PushScratch() { ZSTD_freeCCtx(cctx); }
+};
+// Per producer thread: frames are built and compressed outside the queue's lock, without
+// allocating once the buffer has grown to the largest frame.
+PushScratch& push_scratch() {
+  thread_local PushScratch s;
+  return s;
+}
+
+struct State {
+  std::uint64_t seg = 0, off = 0, seq = 0;
+};
+
+std::optional<State> read_state(const std::string& dir, const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw DiskQueueError(fmt::format("disk queue: cannot open state file {}: {}", path, errno_text(errno)));
+  }
+  unsigned char b[128];
+  const ssize_t n = ::read(fd, b, sizeof b);
+  ::close(fd);
+  if (n >= 12 && std::memcmp(b, kStateMagic, 8) == 0 && get32(b + 8) > DiskQueue::kFormatVersion) {
+    throw DiskQueueError(fmt::format(
+        "disk queue directory {} was written by a newer Tern (format {}); this build reads up to {}", dir,
+        get32(b + 8), DiskQueue::kFormatVersion));
+  }
+  if (n != static_cast<ssize_t>(kStateSize) || std::memcmp(b, kStateMagic, 8) != 0 ||
+      crc32c(0, b, kStateSize - 4) != get32(b + kStateSize - 4)) {
+    // Losing the frontier only means redelivering frames, never losing them.
+    spdlog::warn("disk queue: state file {} is damaged; reading again from the oldest segment", path);
+    return std::nullopt;
+  }
+  return State{get64(b + 16), get64(b + 24), get64(b + 32)};
+}
+
+}  // namespace
+
+// A read-ahead buffer over one segment file: frames are read with few syscalls, and the
+// resynchronizing scan looks at every byte offset without a syscall each.
+class DiskQueue::Window {
+ public:
+  // Full size at once: growing with the data available would allocate now and then.
+  Window() { buf_.reserve(kReadAhead); }
+  void reset(int fd) {
+    fd_ = fd;
+    start_ = 0;
+    len_ = 0;
+  }
+  // Bytes [off, off+n), off + n <= limit. Never reads past `limit`: bytes past the published
+  // end of the segment being written may still change. Null on an I/O error or a short file.
+  const unsigned char* get(std::uint64_t off, std::size_t n, std::uint64_t limit) {
+    if (off >= start_ && off + n <= start_ + len_) return data() + (off - start_);
+    const std::size_t want = std::max<std::uint64_t>(n, std::min<std::uint64_t>(kReadAhead, limit - off));
+    if (buf_.size() < want) buf_.resize(want);
+    std::size_t got = 0;
+    while (got < want) {
+      const ssize_t r = ::pread(fd_, buf_.data() + got, want - got, static_cast<off_t>(off + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    start_ = off;
+    len_ = got;
+    return got >= n ? data() : nullptr;
+  }
+  // A u32 at `off` without moving the window (the resync scan probes far ahead).
+  bool peek32(std::uint64_t off, std::uint32_t& v) {
+    if (off >= start_ && off + 4 <= start_ + len_) {
+      v = get32(data() + (off - start_));
+      return true;
+    }
+    unsigned char b[4];
+    if (::pread(fd_, b, 4, static_cast<off_t>(off)) != 4) return false;
+    v = get32(b);
+    return true;
+  }
+
+ private:
+  const unsigned char* data() const { return reinterpret_cast<const unsigned char*>(buf_.data()); }
+  int fd_ = -1;
+  std::string buf_;
+  std::uint64_t start_ = 0;
+  std::size_t len_ = 0;
+};
+
+namespace {
+
+struct FrameView {
+  const unsigned char* payload = nullptr;
+  std::uint32_t len = 0, flags = 0;
+};
+
+// True when a whole valid frame starts at `off` and ends by `limit`.
+template <class Window>
+bool frame_at(Window& w, std::uint64_t off, std::uint64_t limit, FrameView& f) {
+  if (limit < off + kFrameOverhead) return false;
+  const unsigned char* h = w.get(off, 8, limit);
+  if (!h) return false;
+  const std::uint32_t len = get32(h), flags = get32(h + 4);
+  if (len > kMaxPayload || (flags & ~kKnownFlags) || len > limit - off - kFrameOverhead) return false;
+  std::uint32_t len2 = 0;
+  if (!w.peek32(off + 12 + len, len2) || len2 != len) return false;
+  const unsigned char* all = w.get(off, kFrameOverhead + len, limit);
+  if (!all || crc32c(0, all, 8 + len) != get32(all + 8 + len)) return false;
+  f = {all + 8, len, flags};
+  return true;
+}
+
+// The first offset in [from, limit) where a valid frame starts, or `limit`.
+template <class Window>
+std::uint64_t resync(Window& w, std::uint64_t from, std::uint64_t limit) {
+  FrameView f;
+  for (std::uint64_t p = from; p + kFrameOverhead <= limit; ++p) {
+    if (frame_at(w, p, limit, f)) return p;
+  }
+  return limit;
+}
+
+}  // namespace
+
+void DiskQueue::InflightRing::push_back(const Inflight& e) {
+  if (size_ == buf_.size()) {
+    std::vector<Inflight> bigger(std::max<std::size_t>(64, 2 * buf_.size()));
+    for (std::size_t i = 0; i < size_; ++i) bigger[i] = (*this)[i];
+    buf_.swap(bigger);
+    head_ = 0;
+  }
+  buf_[(head_ + size_) & (buf_.size() - 1)] = e;
+  ++size_;
+}
+
+struct DiskQueue::ReadResult {
+  bool frame = false;
+  std::uint64_t start = 0, end = 0;  // the frame, or where reading goes on
+  std::uint64_t skipped_frames = 0, skipped_bytes = 0;
+};
+
+DiskQueue::DiskQueue(DiskQueueOptions o)
+    : opts_(std::move(o)),
+      window_(std::make_unique<Window>()),
+      state_path_(opts_.directory + "/state"),
+      state_tmp_path_(opts_.directory + "/state.tmp") {
+  if (opts_.directory.empty()) throw DiskQueueError("disk queue: the directory is not set");
+  if (opts_.segment_size == 0) throw DiskQueueError("disk queue: segment_size must be positive");
+  if (opts_.max_size < 2 * kHeaderSize + kFrameOverhead + 1) {
+    throw DiskQueueError(fmt::format("disk queue: max_size {} is too small", opts_.max_size));
+  }
+  if (opts_.compress &&
+      (opts_.compression_level < ZSTD_minCLevel() || opts_.compression_level > ZSTD_maxCLevel())) {
+    throw DiskQueueError(fmt::format("disk queue: compression_level {} is outside zstd's {}..{}",
+                                     opts_.compression_level, ZSTD_minCLevel(), ZSTD_maxCLevel()));
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(opts_.directory, ec);
+  if (ec) {
+    throw DiskQueueError(
+        fmt::format("disk queue: cannot create directory {}: {}", opts_.directory, ec.message()));
+  }
+  try {
+    dir_fd_ = ::open(opts_.directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd_ < 0) {
+      throw DiskQueueError(
+          fmt::format("disk queue: cannot open directory {}: {}", opts_.directory, errno_text(errno)));
+    }
+    const std::string lock_path = opts_.directory + "/lock";
+    lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd_ < 0) {
+      throw DiskQueueError(fmt::format("disk queue: cannot create {}: {}", lock_path, errno_text(errno)));
+    }
+    if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+      throw DiskQueueError(
+          fmt::format("disk queue: directory {} is in use by another queue", opts_.directory));
+    }
+    recover();
+  } catch (...) {
+    for (int fd : {write_fd_, lock_fd_, dir_fd_}) {
+      if (fd >= 0) ::close(fd);
+    }
+    throw;
+  }
+  bg_ = std::thread([this] { background(); });
+}
+
+DiskQueue::~DiskQueue() {
+  close();
+  {
+    std::lock_guard bl(bg_mu_);
+    bg_stop_ = true;
+  }
+  bg_cv_.notify_all();
+  bg_.join();
+  {
+    // A clean shutdown leaves everything written on disk, whatever the sync mode.
+    std::unique_lock lk(mu_);
+    sync_cv_.wait(lk, [&] { return !sync_running_; });
+    run_sync_locked(lk);
+    release_segments(lk);
+  }
+  persist_state();
+  for (int fd : {write_fd_, read_fd_, lock_fd_, dir_fd_}) {
+    if (fd >= 0) ::close(fd);
+  }
+  ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_));
+}
+
+std::string DiskQueue::segment_path(std::uint64_t id) const {
+  return fmt::format("{}/{:020}.seg", opts_.directory, id);
+}
+
+void DiskQueue::recover() {
+  const std::optional<State> state = read_state(opts_.directory, state_path_);
+  ::unlink(state_tmp_path_.c_str());
+
+  std::vector<std::uint64_t> ids;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(opts_.directory, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::uint64_t id = 0;
+    if (name.size() != 24 || name.substr(20) != ".seg") continue;
+    const auto [ptr, err] = std::from_chars(name.data(), name.data() + 20, id);
+    if (err == std::errc() && ptr == name.data() + 20) ids.push_back(id);
+  }
+  if (ec) {
+    throw DiskQueueError(
+        fmt::format("disk queue: cannot list directory {}: {}", opts_.directory, ec.message()));
+  }
+  // Every header first: a newer format anywhere refuses the directory before anything is touched.
+  for (const std::uint64_t id : ids) {
+    const std::string path = segment_path(id);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0) {
+      const int e = errno;
+      if (fd >= 0) ::close(fd);
+      throw DiskQueueError(fmt::format("disk queue: cannot open segment {}: {}", path, errno_text(e)));
+    }
+    unsigned char h[kHeaderSize];
+    const ssize_t n = ::pread(fd, h, kHeaderSize, 0);
+    ::close(fd);
+    Segment s;
+    s.size = static_cast<std::uint64_t>(st.st_size);
+    s.recovered = true;
+    if (n != static_cast<ssize_t>(kHeaderSize) || std::memcmp(h, kSegmentMagic, 8) != 0 ||
+        get32(h + 8) == 0) {
+      s.bad = true;
+    } else if (get32(h + 8) > kFormatVersion) {
+      throw DiskQueueError(fmt::format(
+          "disk queue segment {} was written by a newer Tern (format {}); this build reads up to {}", path,
+          get32(h + 8), kFormatVersion));
+    }
+    segments_[id] = s;
+  }
+
+  if (!segments_.empty() && segments_.rbegin()->second.size < kHeaderSize) {
+    // Created, but the process died before its header was written: nothing was ever in it.
+    const auto last = std::prev(segments_.end());
+    spdlog::warn("disk queue: removed {}: a segment whose header was never completed ({} bytes)",
+                 segment_path(last->first), last->second.size);
+    stats_.truncated_bytes += last->second.size;
+    ::unlink(segment_path(last->first).c_str());
+    segments_.erase(last);
+  }
+  Pos start{segments_.empty() ? 0 : segments_.begin()->first, kHeaderSize};
+  if (state) {
+    start = {state->seg, std::max(state->off, kHeaderSize)};
+    next_seq_ = state->seq;
+    persisted_pos_ = {state->seg, state->off};
+    persisted_seq_ = state->seq;
+  }
+  // Segments below the saved frontier were fully acknowledged; only their deletion was lost.
+  while (!segments_.empty() && segments_.begin()->first < start.seg) {
+    ::unlink(segment_path(segments_.begin()->first).c_str());
+    segments_.erase(segments_.begin());
+  }
+  if (!segments_.empty() && segments_.begin()->first != start.seg)
+    start = {segments_.begin()->first, kHeaderSize};
+
+  for (auto& [id, s] : segments_) {
+    scan_recovered(id, id == start.seg ? start.off : kHeaderSize);
+    size_bytes_ += s.size;
+  }
+
+  // Appends go on in the last segment (the scan cut any damaged tail, so it ends on a frame
+  // boundary), or in a new one when its header is bad or there is none.
+  if (!segments_.empty() && !segments_.rbegin()->second.bad) {
+    const auto& [id, s] = *segments_.rbegin();
+    const std::string path = segment_path(id);
+    write_fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (write_fd_ < 0) {
+      throw DiskQueueError(fmt::format("disk queue: cannot open segment {}: {}", path, errno_text(errno)));
+    }
+    write_pos_ = {id, s.size};
+  } else {
+    write_pos_ = {std::max(segments_.empty() ? 0 : segments_.rbegin()->first, state ? state->seg : 0), 0};
+    std::string error;
+    if (!rotate_locked(&error)) throw DiskQueueError(error);
+  }
+  published_ = write_pos_;
+  if (segments_.begin()->first == write_pos_.seg && start.seg != write_pos_.seg)
+    start = {write_pos_.seg, kHeaderSize};
+  cursor_ = start;
+  if (stats_.recovered_frames > 0 || stats_.skipped_bytes > 0 || stats_.truncated_bytes > 0) {
+    spdlog::info("disk queue {}: recovered {} frames in {} segments ({} bytes skipped, {} truncated)",
+                 opts_.directory, stats_.recovered_frames, segments_.size(), stats_.skipped_bytes,
+                 stats_.truncated_bytes);
+  }
+}
+
+void DiskQueue::scan_recovered(std::uint64_t id, std::uint64_t from) {
+  Segment& s = segments_[id];
+  const std::string path = segment_path(id);
+  if (s.bad) {
+    ++stats_.skipped_frames;
+    stats_.skipped_bytes += s.size;
+    spdlog::warn("disk queue: {} has no valid segment header; skipping its {} bytes (offset 0)", path,
+                 s.size);
+    return;
+  }
+  if (from >= s.size) return;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0)
+    throw DiskQueueError(fmt::format("disk queue: cannot open segment {}: {}", path, errno_text(errno)));
+  Window w;
+  w.reset(fd);
+  FrameView f;
+  std::uint64_t p = from;
+  while (p < s.size) {
+    if (frame_at(w, p, s.size, f)) {
+      ++stats_.recovered_frames;
+      p += kFrameOverhead + f.len;
+      continue;
+    }
+    const std::uint64_t q = resync(w, p + 1, s.size);
+    if (q < s.size) {
+      ++stats_.skipped_frames;
+      stats_.skipped_bytes += q - p;
+      spdlog::warn("disk queue: skipped {} corrupt bytes in {} at offset {}", q - p, path, p);
+      p = q;
+      continue;
+    }
+    // No valid frame after p: a write torn by a crash, or a cut file. Cut it so that the file
+    // ends on a frame boundary.
+    spdlog::warn("disk queue: truncated {} bytes of an incomplete frame at the end of {} (offset {})",
+                 s.size - p, path, p);
+    if (::ftruncate(fd, static_cast<off_t>(p)) != 0) {
+      spdlog::warn("disk queue: cannot truncate {}: {}", path, errno_text(errno));
+    }
+    stats_.truncated_bytes += s.size - p;
+    s.size = p;
+  }
+  ::close(fd);
+}
+
+bool DiskQueue::rotate_locked(std::string* error) {
+  const std::uint64_t id = write_pos_.seg + 1;
+  const std::string path = segment_path(id);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (error) *error = fmt::format("disk queue: cannot create segment {}: {}", path, errno_text(errno));
+    return false;
+  }
+  unsigned char h[kHeaderSize];
+  std::memcpy(h, kSegmentMagic, 8);
+  put32(h + 8, kFormatVersion);
+  put32(h + 12, 0);
+  if (const int e = pwrite_all(fd, h, kHeaderSize, 0)) {
+    ::close(fd);
+    ::unlink(path.c_str());
+    if (error) *error = fmt::format("disk queue: cannot write segment {}: {}", path, errno_text(e));
+    return false;
+  }
+  // The new name must be durable before frames in it are acknowledged.
+  if (opts_.sync != DiskQueueOptions::Sync::kNone && ::fsync(dir_fd_) != 0) {
+    spdlog::warn("disk queue: fsync of directory {}: {}", opts_.directory, errno_text(errno));
+  }
+  const bool all_published = published_ >= write_pos_;
+  if (write_fd_ >= 0) {
+    sealed_fds_.push_back(write_fd_);
+    if (opts_.sync == DiskQueueOptions::Sync::kNone && !sync_running_) {
+      for (int s : sealed_fds_) ::close(s);
+      sealed_fds_.clear();
+    }
+  }
+  write_fd_ = fd;
+  segments_[id] = Segment{kHeaderSize, false, false};
+  size_bytes_ += kHeaderSize;
+  write_pos_ = {id, kHeaderSize};
+  if (all_published) published_ = write_pos_;
+  data_cv_.notify_all();
+  return true;
+}
+
+// Group commit: the first pusher to find no fsync running becomes the leader and syncs
+// everything written so far (outside the lock); pushers that write meanwhile wait and are
+// covered by the next leader's single fsync.
+void DiskQueue::run_sync_locked(std::unique_lock<std::mutex>& lk) {
+  sync_running_ = true;
+  const std::uint64_t target = written_ticket_;
+  const Pos target_pos = write_pos_;
+  std::vector<int> sealed;
+  sealed.swap(sealed_fds_);
+  const int fd = write_fd_;
+  lk.unlock();
+  std::string err;
+  std::uint64_t n = 0;
+  for (const int s : sealed) {
+    ++n;
+    if (::fdatasync(s) != 0 && err.empty()) err = errno_text(errno);
+    ::close(s);
+  }
+  if (fd >= 0) {
+    ++n;
+    if (::fdatasync(fd) != 0 && err.empty()) err = errno_text(errno);
+  }
+  lk.lock();
+  stats_.fsyncs += n;
+  if (!err.empty()) {
+    sync_error_ = fmt::format("disk queue: fsync in {} failed: {}", opts_.directory, err);
+    spdlog::error("{}", sync_error_);
+    failed_syncs_.emplace_back(synced_ticket_ + 1, target);
+    if (failed_syncs_.size() > 64) failed_syncs_.pop_front();
+  }
+  synced_ticket_ = std::max(synced_ticket_, target);
+  if (published_ < target_pos) published_ = target_pos;
+  if (synced_ticket_ == written_ticket_) published_ = write_pos_;
+  sync_running_ = false;
+  sync_cv_.notify_all();
+  data_cv_.notify_all();
+}
+
+PushResult DiskQueue::push(std::string_view payload, bool wait, std::string* error) {
+  auto fail = [&](std::string msg) {
+    if (error) *error = std::move(msg);
+    return PushResult::kError;
+  };
+  if (payload.size() > kMaxPayload) {
+    return fail(fmt::format("disk queue: a payload of {} bytes exceeds the frame limit of {} bytes",
+                            payload.size(), kMaxPayload));
+  }
+  PushScratch& s = push_scratch();
+  std::uint32_t flags = 0;
+  std::size_t len = payload.size();
+  if (opts_.compress) {
+    if (!s.cctx) s.cctx = ZSTD_createCCtx();
+    const std::size_t bound = ZSTD_compressBound(payload.size());
+    if (s.frame.size() < kFrameOverhead + bound) s.frame.resize(kFrameOverhead + bound);
+    const std::size_t n = ZSTD_compressCCtx(s.cctx, s.frame.data() + 8, bound, payload.data(), payload.size(),
+                                            opts_.compression_level);
+    // Incompressible payloads are stored as they are.
+    if (!ZSTD_isError(n) && n < payload.size()) {
+      flags = kFlagZstd;
+      len = n;
+    }
+  }
+  if (s.frame.size() < kFrameOverhead + len) s.frame.resize(kFrameOverhead + len);
+  auto* f = reinterpret_cast<unsigned char*>(s.frame.data());
+  if (!flags && len > 0) std::memcpy(f + 8, payload.data(), len);
+  put32(f, static_cast<std::uint32_t>(len));
+  put32(f + 4, flags);
+  put32(f + 8 + len, crc32c(0, f, 8 + len));
+  put32(f + 12 + len, static_cast<std::uint32_t>(len));
+  const std::uint64_t bytes = kFrameOverhead + len;
+  if (bytes + 2 * kHeaderSize > opts_.max_size) {
+    return fail(
+        fmt::format("disk queue: a frame of {} bytes can never fit in max_size {}", bytes, opts_.max_size));
+  }
+
+  std::unique_lock lk(mu_);
+  for (;;) {
+    if (closed_) return PushResult::kClosed;
+    const bool roll = write_pos_.off >= opts_.segment_size;
+    const std::uint64_t need = bytes + (roll ? kHeaderSize : 0);
+    if (size_bytes_ + need <= opts_.max_size) {
+      std::string msg;
+      if (roll && !rotate_locked(&msg)) return fail(msg);
+      break;
+    }
+    // Full. The segment being written cannot be deleted while it grows: start a new one so
+    // that it can go as soon as its frames are acknowledged.
+    if (!roll && write_pos_.off > kHeaderSize && size_bytes_ + kHeaderSize <= opts_.max_size) {
+      std::string msg;
+      if (!rotate_locked(&msg)) return fail(msg);
+      release_segments(lk);
+      continue;
+    }
+    if (!wait) return PushResult::kFull;
+    space_cv_.wait(lk);
+  }
+  if (const int e = pwrite_all(write_fd_, f, bytes, write_pos_.off)) {
+    // Cut the partial frame (if this fails too, the next frame overwrites it; the next open truncates it).
+    if (::ftruncate(write_fd_, static_cast<off_t>(write_pos_.off)) != 0) {
+    }
+    return fail(
+        fmt::format("disk queue: cannot write to {}: {}", segment_path(write_pos_.seg), errno_text(e)));
+  }
+  write_pos_.off += bytes;
+  segments_[write_pos_.seg].size += bytes;
+  size_bytes_ += bytes;
+  ++stats_.frames_written;
+  stats_.bytes_written += bytes;
+  const std::uint64_t ticket = ++written_ticket_;
+  if (opts_.sync != DiskQueueOptions::Sync::kBatch) {
+    published_ = write_pos_;
+    data_cv_.notify_all();
+    return PushResult::kOk;
+  }
+  while (synced_ticket_ < ticket) {
+    if (!sync_running_) {
+      run_sync_locked(lk);
+    } else {
+      sync_cv_.wait(lk);
+    }
+  }
+  for (const auto& [first, last] : failed_syncs_) {
+    if (ticket >= first && ticket <= last) return fail(sync_error_);
+  }
+  return PushResult::kOk;
+}
+
+bool DiskQueue::read(Frame& out, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::unique_lock lk(mu_);
+  for (;;) {
+    auto it = segments_.lower_bound(cursor_.seg);
+    if (it != segments_.end()) {
+      if (it->first != cursor_.seg) cursor_ = {it->first, kHeaderSize};
+      const Segment& s = it->second;
+      const bool complete = cursor_.seg < published_.seg;  // sealed, and all of it published
+      const std::uint64_t limit = s.bad                           ? 0
+                                  : complete                      ? s.size
+                                  : cursor_.seg == published_.seg ? published_.off
+                                                                  : 0;
+      if (cursor_.off < limit) {
+        const Pos at = cursor_;
+        const bool counted = !s.recovered;  // recovered segments were counted and logged at open
+        lk.unlock();
+        const ReadResult r = read_at(at.seg, at.off, limit, counted, out.payload);
+        lk.lock();
+        stats_.skipped_frames += r.skipped_frames;
+        stats_.skipped_bytes += r.skipped_bytes;
+        if (r.frame) {
+          out.seq = next_seq_++;
+          inflight_.push_back(Inflight{out.seq, Pos{at.seg, r.start}, false});
+          cursor_ = {at.seg, r.end};
+          ++stats_.frames_read;
+          return true;
+        }
+        cursor_ = {at.seg, r.end};
+        continue;
+      }
+      if (complete || (s.bad && cursor_.seg < write_pos_.seg)) {
+        auto next = std::next(it);
+        if (next != segments_.end()) {
+          cursor_ = {next->first, kHeaderSize};
+          continue;
+        }
+      }
+    }
+    if (closed_ && published_ >= write_pos_) return false;
+    if (data_cv_.wait_until(lk, deadline) == std::cv_status::timeout) return false;
+  }
+}
+
+DiskQueue::ReadResult DiskQueue::read_at(std::uint64_t seg, std::uint64_t off, std::uint64_t limit,
+                                         bool counted, std::string& payload) {
+  ReadResult r;
+  // Only formatted when needed: the common path reads a frame without allocating.
+  const auto path = [&] { return segment_path(seg); };
+  if (read_fd_ < 0 || read_fd_seg_ != seg) {
+    if (read_fd_ >= 0) ::close(read_fd_);
+    read_fd_ = ::open(path().c_str(), O_RDONLY | O_CLOEXEC);
+    read_fd_seg_ = seg;
+    window_->reset(read_fd_);
+    if (read_fd_ < 0) {
+      const int e = errno;
+      spdlog::error("disk queue: cannot open segment {}: {}; skipping {} bytes", path(), errno_text(e),
+                    limit - off);
+      r.end = limit;
+      r.skipped_frames = 1;
+      r.skipped_bytes = limit - off;
+      return r;
+    }
+  }
+  FrameView f;
+  std::uint64_t p = off;
+  if (!frame_at(*window_, p, limit, f)) {
+    p = resync(*window_, off + 1, limit);
+    if (counted) {
+      r.skipped_frames = 1;
+      r.skipped_bytes = p - off;
+      spdlog::warn("disk queue: skipped {} corrupt bytes in {} at offset {}", p - off, path(), off);
+    }
+    if (p >= limit || !frame_at(*window_, p, limit, f)) {
+      r.end = limit;
+      return r;
+    }
+  }
+  r.start = p;
+  r.end = p + kFrameOverhead + f.len;
+  if (!(f.flags & kFlagZstd)) {
+    payload.assign(reinterpret_cast<const char*>(f.payload), f.len);
+    r.frame = true;
+    return r;
+  }
+  if (!dctx_) dctx_ = ZSTD_createDCtx();
+  const unsigned long long size = ZSTD_getFrameContentSize(f.payload, f.len);
+  if (size <= kMaxPayload) {
+    payload.resize(size);
+    const std::size_t n =
+        ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), payload.data(), payload.size(), f.payload, f.len);
+    if (!ZSTD_isError(n) && n == size) {
+      r.frame = true;
+      return r;
+    }
+  }
+  // The CRC matched, so these are the bytes that were written: a writer bug, not disk damage.
+  spdlog::error("disk queue: cannot decompress the frame in {} at offset {}; skipping its {} bytes", path(),
+                p, r.end - p);
+  r.skipped_frames += 1;
+  r.skipped_bytes += r.end - p;
+  return r;
+}
+
+// The oldest unacknowledged position and its seq: the first read-but-unacked frame, or where
+// the reader goes on. A position at the end of a sealed segment is the start of the next.
+std::pair<DiskQueue::Pos, std::uint64_t> DiskQueue::frontier_locked() const {
+  Pos f = inflight_.empty() ? cursor_ : inflight_.front().start;
+  const std::uint64_t seq = inflight_.empty() ? next_seq_ : inflight_.front().seq;
+  for (;;) {
+    auto it = segments_.lower_bound(f.seg);
+    if (it == segments_.end()) break;
+    if (it->first != f.seg) {
+      f = {it->first, kHeaderSize};
+      continue;
+    }
+    if (f.seg < write_pos_.seg && (it->second.bad || f.off >= it->second.size)) {
+      auto next = std::next(it);
+      if (next == segments_.end()) break;
+      f = {next->first, kHeaderSize};
+      continue;
+    }
+    break;
+  }
+  return {f, seq};
+}
+
+void DiskQueue::ack(std::uint64_t seq) {
+  std::unique_lock lk(mu_);
+  if (inflight_.empty()) return;
+  const std::uint64_t base = inflight_.front().seq;
+  if (seq < base || seq - base >= inflight_.size()) return;
+  Inflight& e = inflight_[seq - base];
+  if (e.acked) return;
+  e.acked = true;
+  ++stats_.frames_acked;
+  if (seq != base) return;
+  while (!inflight_.empty() && inflight_.front().acked) inflight_.pop_front();
+  release_segments(lk);
+}
+
+// Deletes segments entirely below the frontier. The state file may still point into one of
+// them after a crash: recovery then starts at the next segment that exists.
+void DiskQueue::release_segments(std::unique_lock<std::mutex>& lk) {
+  const Pos f = frontier_locked().first;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> gone;
+  while (!segments_.empty() && segments_.begin()->first < f.seg &&
+         segments_.begin()->first < write_pos_.seg) {
+    gone.emplace_back(segments_.begin()->first, segments_.begin()->second.size);
+    segments_.erase(segments_.begin());
+  }
+  if (gone.empty()) return;
+  lk.unlock();
+  for (const auto& [id, size] : gone) {
+    const std::string path = segment_path(id);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      spdlog::warn("disk queue: cannot delete {}: {}", path, errno_text(errno));
+    }
+  }
+  lk.lock();
+  for (const auto& [id, size] : gone) size_bytes_ -= size;
+  space_cv_.notify_all();
+}
+
+// Writes the frontier atomically: tmp file, fdatasync, rename, fsync of the directory.
+void DiskQueue::persist_state() {
+  std::lock_guard pl(persist_mu_);
+  Pos f;
+  std::uint64_t seq = 0;
+  {
+    std::lock_guard lk(mu_);
+    std::tie(f, seq) = frontier_locked();
+  }
+  if (f == persisted_pos_ && seq == persisted_seq_) return;
+  unsigned char b[kStateSize];
+  std::memcpy(b, kStateMagic, 8);
+  put32(b + 8, kFormatVersion);
+  put32(b + 12, 0);
+  put64(b + 16, f.seg);
+  put64(b + 24, f.off);
+  put64(b + 32, seq);
+  put32(b + 40, crc32c(0, b, kStateSize - 4));
+  const std::string& tmp = state_tmp_path_;
+  const std::string& path = state_path_;
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int e = fd < 0 ? errno : pwrite_all(fd, b, kStateSize, 0);
+  if (!e && ::fdatasync(fd) != 0) e = errno;
+  if (fd >= 0) ::close(fd);
+  if (!e && ::rename(tmp.c_str(), path.c_str()) != 0) e = errno;
+  if (!e && ::fsync(dir_fd_) != 0) e = errno;
+  if (e) {
+    // Not fatal: an old frontier only means redelivered frames after a restart.
+    spdlog::warn("disk queue: cannot write state file {}: {}", path, errno_text(e));
+    return;
+  }
+  persisted_pos_ = f;
+  persisted_seq_ = seq;
+}
+
+// Persists the frontier every state_interval and, with Sync::kInterval, fsyncs every sync_interval.
+void DiskQueue::background() {
+  using clock = std::chrono::steady_clock;
+  const bool interval = opts_.sync == DiskQueueOptions::Sync::kInterval;
+  auto next_sync = clock::now() + opts_.sync_interval;
+  auto next_state = clock::now() + opts_.state_interval;
+  std::unique_lock bl(bg_mu_);
+  while (!bg_stop_) {
+    bg_cv_.wait_until(bl, interval ? std::min(next_sync, next_state) : next_state, [&] { return bg_stop_; });
+    if (bg_stop_) break;
+    bl.unlock();
+    const auto now = clock::now();
+    if (interval && now >= next_sync) {
+      std::unique_lock lk(mu_);
+      if (!sync_running_ && (written_ticket_ > synced_ticket_ || !sealed_fds_.empty())) run_sync_locked(lk);
+      next_sync = now + opts_.sync_interval;
+    }
+    if (now >= next_state) {
+      persist_state();
+      next_state = now + opts_.state_interval;
+    }
+    bl.lock();
+  }
+}
+
+void DiskQueue::close() {
+  std::lock_guard lk(mu_);
+  closed_ = true;
+  data_cv_.notify_all();
+  space_cv_.notify_all();
+  sync_cv_.notify_all();
+}
+
+DiskQueueStats DiskQueue::stats() const {
+  std::lock_guard lk(mu_);
+  DiskQueueStats s = stats_;
+  s.segments = segments_.size();
+  s.size_bytes = size_bytes_;
+  s.pending_frames =
+      s.recovered_frames + s.frames_written - std::min(s.frames_acked, s.recovered_frames + s.frames_written);
+  return s;
+}
+
+}  // namespace tern::queue
