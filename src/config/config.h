@@ -131,10 +131,14 @@ struct ElasticsearchExporterConfig {
     std::uint64_t segment_size = 64ull * 1024 * 1024;
     Sync sync = Sync::kBatch;
     Duration sync_interval = 1s;  // fsync period when sync is kInterval
+    bool compress = false;        // disk queue frames compressed with zstd (`compression: zstd`)
   } sending_queue;
 };
 
 struct OtlpExporterConfig {
+  // Chosen by the exporter type, as in the OpenTelemetry Collector: `otlp` sends OTLP/gRPC
+  // to host:port, `otlphttp` sends OTLP/HTTP protobuf to a URL (paths /v1/<signal> appended).
+  enum class Protocol { kGrpc, kHttp } protocol = Protocol::kGrpc;
   std::string endpoint;
   bool tls_insecure = false;
   Compression compression = Compression::kGzip;

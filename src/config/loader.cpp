@@ -534,6 +534,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     q.choice("sync", s.sync,
              {{"batch", Q::Sync::kBatch}, {"interval", Q::Sync::kInterval}, {"none", Q::Sync::kNone}});
     q.duration("sync_interval", s.sync_interval);
+    q.choice("compression", s.compress, {{"none", false}, {"zstd", true}});
     if (s.enabled && s.type == Q::Type::kDisk && s.directory.empty()) {
       ctx.error(qn.Mark(), fmt::format("{}: directory is required when type is disk", q.path()));
     }
@@ -565,6 +566,16 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
   r.duration("timeout", c.timeout);
   if (c.endpoint.empty()) {
     ctx.error(r.has("endpoint") ? r.mark("endpoint") : at, fmt::format("{}: endpoint must be set", r.path()));
+  } else if (c.protocol == OtlpExporterConfig::Protocol::kHttp) {
+    if (c.endpoint.starts_with("https://")) {
+      ctx.error(r.mark("endpoint"),
+                fmt::format("{}: https is not supported yet (TLS is not implemented), use http://",
+                            r.sub_path("endpoint")));
+    } else if (!c.endpoint.starts_with("http://") || c.endpoint.size() == 7) {
+      ctx.error(r.mark("endpoint"),
+                fmt::format("{}: expected a URL (e.g. \"http://127.0.0.1:4318\"), got \"{}\"",
+                            r.sub_path("endpoint"), c.endpoint));
+    }
   }
 }
 
@@ -597,6 +608,16 @@ TypeInfo<C> type(std::string name, std::vector<Signal> signals) {
   return {std::move(name), std::move(signals), [](Ctx& ctx, MapReader& r, const YAML::Mark& at, auto& v) {
             v = T{};
             decode(ctx, r, at, std::get<T>(v));
+          }};
+}
+
+// `otlphttp`: the same settings as `otlp`, sent over OTLP/HTTP.
+TypeInfo<Exporter> otlphttp_exporter_type(std::vector<Signal> signals) {
+  return {"otlphttp", std::move(signals), [](Ctx& ctx, MapReader& r, const YAML::Mark& at, auto& v) {
+            OtlpExporterConfig c;
+            c.protocol = OtlpExporterConfig::Protocol::kHttp;
+            decode(ctx, r, at, c);
+            v = std::move(c);
           }};
 }
 
@@ -703,12 +724,12 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
                                  type<Processor, AttributesProcessorConfig>("attributes", kAllSignals),
                                  type<Processor, AttributesProcessorConfig>("resource", kAllSignals)},
                                 cfg.processors);
-  auto exporters =
-      decode_section<Exporter>(ctx, top, "exporters", "exporter",
-                               {type<Exporter, ElasticsearchExporterConfig>("elasticsearch", kAllSignals),
-                                type<Exporter, OtlpExporterConfig>("otlp", kAllSignals),
-                                type<Exporter, DebugExporterConfig>("debug", kAllSignals)},
-                               cfg.exporters);
+  auto exporters = decode_section<Exporter>(
+      ctx, top, "exporters", "exporter",
+      {type<Exporter, ElasticsearchExporterConfig>("elasticsearch", kAllSignals),
+       type<Exporter, OtlpExporterConfig>("otlp", kAllSignals), otlphttp_exporter_type(kAllSignals),
+       type<Exporter, DebugExporterConfig>("debug", kAllSignals)},
+      cfg.exporters);
   auto extensions = decode_section<Extension>(
       ctx, top, "extensions", "extension",
       {type<Extension, HealthCheckExtensionConfig>("health_check", kAllSignals)}, cfg.extensions);

@@ -21,6 +21,12 @@ static_assert(std::endian::native == std::endian::little, "the decoder loads fix
 using namespace tern::otlp::wire;
 using pdata::Arena;
 
+// Hot primitives are forced inline (a call per tag or varint was a third of the time);
+// everything that builds an error message lives in cold, out-of-line functions so the
+// inlined fast paths stay small.
+#define TERN_INLINE inline __attribute__((always_inline))
+#define TERN_COLD __attribute__((cold, noinline))
+
 struct Ctx {
   const char* base;
   const DecodeOptions& opt;
@@ -28,12 +34,12 @@ struct Ctx {
   DecodeError err;
   std::vector<const char*> path;  // innermost first; filled only on error
 
-  bool fail(const char* at, std::string msg) {
+  TERN_COLD bool fail(const char* at, std::string msg) {
     err.offset = static_cast<std::size_t>(at - base);
     err.message = std::move(msg);
     return false;
   }
-  bool in(const char* field) {
+  TERN_COLD bool in(const char* field) {
     path.push_back(field);
     return false;
   }
@@ -41,27 +47,26 @@ struct Ctx {
 
 // A cursor over one message's bytes.
 struct Cur {
-  const char* p;
-  const char* end;
+  const char* p = nullptr;
+  const char* end = nullptr;
   bool more() const { return p < end; }
   std::size_t left() const { return static_cast<std::size_t>(end - p); }
 };
 
-#define TRY(expr) \
-  do {            \
-    if (!(expr)) return false; \
+#define TRY(expr)             \
+  do {                        \
+    if (!(expr)) [[unlikely]] \
+      return false;           \
   } while (0)
-#define TRY_IN(name, expr) \
-  do {                     \
-    if (!(expr)) return c.in(name); \
+#define TRY_IN(name, expr)    \
+  do {                        \
+    if (!(expr)) [[unlikely]] \
+      return c.in(name);      \
   } while (0)
 
-bool read_varint(Ctx& c, Cur& r, std::uint64_t& v) {
+// Varints of three bytes and more (and every error): byte by byte, bounds-checked.
+TERN_COLD bool read_varint_slow(Ctx& c, Cur& r, std::uint64_t& v) {
   const char* start = r.p;
-  if (r.p < r.end && static_cast<unsigned char>(*r.p) < 0x80) {  // fast path: one byte
-    v = static_cast<unsigned char>(*r.p++);
-    return true;
-  }
   std::uint64_t result = 0;
   for (int shift = 0; shift < 70; shift += 7) {
     if (r.p >= r.end) return c.fail(start, "truncated varint");
@@ -75,39 +80,84 @@ bool read_varint(Ctx& c, Cur& r, std::uint64_t& v) {
   return c.fail(start, "varint longer than 10 bytes");
 }
 
-bool read_tag(Ctx& c, Cur& r, std::uint32_t& field, std::uint32_t& wt) {
-  const char* start = r.p;
-  std::uint64_t tag;
-  TRY(read_varint(c, r, tag));
+// One- and two-byte varints (tags, lengths, small integers: nearly all of them) inline.
+TERN_INLINE bool read_varint(Ctx& c, Cur& r, std::uint64_t& v) {
+  if (r.end - r.p >= 2) [[likely]] {
+    const auto b0 = static_cast<unsigned char>(r.p[0]);
+    if (b0 < 0x80) {
+      v = b0;
+      r.p += 1;
+      return true;
+    }
+    const auto b1 = static_cast<unsigned char>(r.p[1]);
+    if (b1 < 0x80) {
+      v = (b0 & 0x7fu) | (std::uint64_t{b1} << 7);
+      r.p += 2;
+      return true;
+    }
+  } else if (r.p < r.end && static_cast<unsigned char>(*r.p) < 0x80) {
+    v = static_cast<unsigned char>(*r.p++);
+    return true;
+  }
+  return read_varint_slow(c, r, v);
+}
+
+TERN_COLD bool bad_tag(Ctx& c, const char* start, std::uint64_t tag) {
   if (tag > 0xffffffffu) return c.fail(start, "tag does not fit in 32 bits");
+  if ((tag >> 3) == 0) return c.fail(start, "invalid field number 0");
+  return c.fail(start, "invalid wire type " + std::to_string(tag & 7));
+}
+
+TERN_INLINE bool read_tag(Ctx& c, Cur& r, std::uint32_t& field, std::uint32_t& wt) {
+  const char* start = r.p;
+  std::uint64_t tag = 0;
+  // Fast path: a one-byte tag (fields 1..15, all of OTLP's but a few), one combined check
+  // for field 0 (tag < 8) and wire types 6 and 7.
+  const auto b0 = static_cast<unsigned char>(*r.p);  // the caller checked r.more()
+  if (b0 < 0x80) [[likely]] {
+    tag = b0;
+    ++r.p;
+  } else {
+    TRY(read_varint(c, r, tag));
+  }
+  if (tag < 8 || (tag & 7) > 5 || tag > 0xffffffffu) [[unlikely]]
+    return bad_tag(c, start, tag);
   field = static_cast<std::uint32_t>(tag >> 3);
   wt = static_cast<std::uint32_t>(tag & 7);
-  if (field == 0) return c.fail(start, "invalid field number 0");
-  if (wt > 5) return c.fail(start, "invalid wire type " + std::to_string(wt));
   return true;
 }
 
-bool read_len(Ctx& c, Cur& r, Cur& sub) {
+TERN_COLD bool len_past_end(Ctx& c, const char* start, std::uint64_t len, std::size_t left) {
+  return c.fail(start, "length " + std::to_string(len) + " past end of message (" + std::to_string(left) +
+                           " bytes left)");
+}
+
+TERN_INLINE bool read_len(Ctx& c, Cur& r, Cur& sub) {
   const char* start = r.p;
-  std::uint64_t len;
+  std::uint64_t len = 0;
   TRY(read_varint(c, r, len));
-  if (len > r.left())
-    return c.fail(start, "length " + std::to_string(len) + " past end of message (" + std::to_string(r.left()) +
-                             " bytes left)");
+  if (len > r.left()) [[unlikely]]
+    return len_past_end(c, start, len, r.left());
   sub = {r.p, r.p + len};
   r.p += len;
   return true;
 }
 
-bool read_fixed64(Ctx& c, Cur& r, std::uint64_t& v) {
-  if (r.left() < 8) return c.fail(r.p, "truncated fixed64 (" + std::to_string(r.left()) + " bytes left)");
+TERN_COLD bool truncated_fixed(Ctx& c, Cur& r, const char* what) {
+  return c.fail(r.p, std::string("truncated ") + what + " (" + std::to_string(r.left()) + " bytes left)");
+}
+
+TERN_INLINE bool read_fixed64(Ctx& c, Cur& r, std::uint64_t& v) {
+  if (r.left() < 8) [[unlikely]]
+    return truncated_fixed(c, r, "fixed64");
   v = load64(r.p);
   r.p += 8;
   return true;
 }
 
-bool read_fixed32(Ctx& c, Cur& r, std::uint32_t& v) {
-  if (r.left() < 4) return c.fail(r.p, "truncated fixed32 (" + std::to_string(r.left()) + " bytes left)");
+TERN_INLINE bool read_fixed32(Ctx& c, Cur& r, std::uint32_t& v) {
+  if (r.left() < 4) [[unlikely]]
+    return truncated_fixed(c, r, "fixed32");
   v = load32(r.p);
   r.p += 4;
   return true;
@@ -120,7 +170,8 @@ const char* wire_name(std::uint32_t wt) {
 }
 
 // `tag_at` is where the field's tag began (the error points there).
-bool wrong_type(Ctx& c, const char* tag_at, const char* field, std::uint32_t want, std::uint32_t got) {
+TERN_COLD bool wrong_type(Ctx& c, const char* tag_at, const char* field, std::uint32_t want,
+                          std::uint32_t got) {
   c.fail(tag_at, std::string("wrong wire type: expected ") + wire_name(want) + ", got " + wire_name(got));
   return c.in(field);
 }
@@ -130,15 +181,15 @@ bool wrong_type(Ctx& c, const char* tag_at, const char* field, std::uint32_t wan
 bool skip(Ctx& c, Cur& r, std::uint32_t field, std::uint32_t wt, int depth) {
   switch (wt) {
     case kVarint: {
-      std::uint64_t v;
+      std::uint64_t v = 0;
       return read_varint(c, r, v);
     }
     case kFixed64: {
-      std::uint64_t v;
+      std::uint64_t v = 0;
       return read_fixed64(c, r, v);
     }
     case kFixed32: {
-      std::uint32_t v;
+      std::uint32_t v = 0;
       return read_fixed32(c, r, v);
     }
     case kLen: {
@@ -151,7 +202,7 @@ bool skip(Ctx& c, Cur& r, std::uint32_t field, std::uint32_t wt, int depth) {
       while (true) {
         if (!r.more()) return c.fail(start, "unterminated group (field " + std::to_string(field) + ")");
         const char* tag_at = r.p;
-        std::uint32_t f, w;
+        std::uint32_t f = 0, w = 0;
         TRY(read_tag(c, r, f, w));
         if (w == kEndGroup) {
           if (f != field) return c.fail(tag_at, "end-group tag for field " + std::to_string(f) + " inside group " + std::to_string(field));
@@ -165,32 +216,36 @@ bool skip(Ctx& c, Cur& r, std::uint32_t field, std::uint32_t wt, int depth) {
   }
 }
 
+// A varint without error reporting (the counting pre-pass): false when truncated or too long.
+TERN_INLINE bool quick_varint(Cur& r, std::uint64_t& v) {
+  if (r.p < r.end && static_cast<unsigned char>(*r.p) < 0x80) [[likely]] {
+    v = static_cast<unsigned char>(*r.p++);
+    return true;
+  }
+  std::uint64_t result = 0;
+  for (int shift = 0; shift < 70 && r.p < r.end; shift += 7) {
+    const auto b = static_cast<unsigned char>(*r.p++);
+    result |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+    if (b < 0x80) {
+      v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
 // Counts length-delimited occurrences of fields Fs in a message, so repeated fields can be
-// reserved exactly. Stops quietly at malformed input: the real parse reports it.
+// reserved exactly (no regrowth: the arena never gets the abandoned buffers back). Stops
+// quietly at malformed input: the real parse reports it.
 template <std::size_t K>
-std::array<std::size_t, K> count_fields(Cur r, const std::array<std::uint32_t, K>& fields) {
+TERN_INLINE std::array<std::size_t, K> count_fields(Cur r, const std::array<std::uint32_t, K>& fields) {
   std::array<std::size_t, K> counts{};
   while (r.more()) {
-    std::uint64_t tag = 0;
-    // Inline varint read without error reporting.
-    int shift = 0;
-    bool ok = false;
-    while (r.p < r.end && shift < 35) {
-      const auto b = static_cast<unsigned char>(*r.p++);
-      tag |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-      shift += 7;
-      if (b < 0x80) {
-        ok = true;
-        break;
-      }
-    }
-    if (!ok) break;
-    const auto f = static_cast<std::uint32_t>(tag >> 3);
+    std::uint64_t tag, v;
+    if (!quick_varint(r, tag)) break;
     switch (tag & 7) {
       case kVarint:
-        while (r.p < r.end && static_cast<unsigned char>(*r.p) >= 0x80) ++r.p;
-        if (r.p >= r.end) return counts;
-        ++r.p;
+        if (!quick_varint(r, v)) return counts;
         break;
       case kFixed64:
         if (r.left() < 8) return counts;
@@ -201,22 +256,10 @@ std::array<std::size_t, K> count_fields(Cur r, const std::array<std::uint32_t, K
         r.p += 4;
         break;
       case kLen: {
-        std::uint64_t len = 0;
-        shift = 0;
-        ok = false;
-        while (r.p < r.end && shift < 64) {
-          const auto b = static_cast<unsigned char>(*r.p++);
-          len |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-          shift += 7;
-          if (b < 0x80) {
-            ok = true;
-            break;
-          }
-        }
-        if (!ok || len > r.left()) return counts;
-        r.p += len;
-        for (std::size_t i = 0; i < K; ++i)
-          if (fields[i] == f) ++counts[i];
+        if (!quick_varint(r, v) || v > r.left()) return counts;
+        r.p += v;
+        const auto f = static_cast<std::uint32_t>(tag >> 3);
+        for (std::size_t i = 0; i < K; ++i) counts[i] += fields[i] == f;
         break;
       }
       default:
@@ -226,7 +269,7 @@ std::array<std::size_t, K> count_fields(Cur r, const std::array<std::uint32_t, K
   return counts;
 }
 
-std::size_t count_field(Cur r, std::uint32_t field) { return count_fields<1>(r, {field})[0]; }
+TERN_INLINE std::size_t count_field(Cur r, std::uint32_t field) { return count_fields<1>(r, {field})[0]; }
 
 // UTF-8 validation (RFC 3629: no overlongs, no surrogates, max U+10FFFF), ASCII fast path.
 const char* find_invalid_utf8(const char* p, const char* end) {
@@ -270,7 +313,7 @@ const char* find_invalid_utf8(const char* p, const char* end) {
 }
 
 // Reads a string field (UTF-8 checked if asked).
-bool read_str(Ctx& c, Cur& r, std::string_view& out) {
+TERN_INLINE bool read_str(Ctx& c, Cur& r, std::string_view& out) {
   Cur sub;
   TRY(read_len(c, r, sub));
   if (c.opt.validate_utf8) {
@@ -280,15 +323,20 @@ bool read_str(Ctx& c, Cur& r, std::string_view& out) {
   return true;
 }
 
-bool read_bytes(Ctx& c, Cur& r, std::string_view& out) {
+TERN_INLINE bool read_bytes(Ctx& c, Cur& r, std::string_view& out) {
   Cur sub;
   TRY(read_len(c, r, sub));
   out = {sub.p, sub.left()};
   return true;
 }
 
+TERN_COLD bool bad_id_length(Ctx& c, const char* at, const char* what, std::size_t want, std::size_t got) {
+  return c.fail(at, std::string(what) + " must be " + std::to_string(want) + " bytes or empty, got " +
+                        std::to_string(got));
+}
+
 template <std::size_t N>
-bool read_id(Ctx& c, Cur& r, std::array<std::uint8_t, N>& id, const char* what) {
+TERN_INLINE bool read_id(Ctx& c, Cur& r, std::array<std::uint8_t, N>& id, const char* what) {
   const char* at = r.p;
   Cur sub;
   TRY(read_len(c, r, sub));
@@ -296,21 +344,20 @@ bool read_id(Ctx& c, Cur& r, std::array<std::uint8_t, N>& id, const char* what) 
     id = {};
     return true;
   }
-  if (sub.left() != N)
-    return c.fail(at, std::string(what) + " must be " + std::to_string(N) + " bytes or empty, got " +
-                          std::to_string(sub.left()));
+  if (sub.left() != N) [[unlikely]]
+    return bad_id_length(c, at, what, N, sub.left());
   std::memcpy(id.data(), sub.p, N);
   return true;
 }
 
 // Field-reading shorthands: check the wire type, then read. They expect `c`, `r`, `f`,
 // `wt` and `tag_at` in scope (the message loop below).
-#define FIELD_LOOP                                 \
-  while (r.more()) {                               \
-    const char* tag_at = r.p;                      \
-    std::uint32_t f, wt;                           \
-    TRY(read_tag(c, r, f, wt));                    \
-    (void)tag_at;                                  \
+#define FIELD_LOOP               \
+  while (r.more()) {             \
+    const char* tag_at = r.p;    \
+    std::uint32_t f = 0, wt = 0; \
+    TRY(read_tag(c, r, f, wt));  \
+    (void)tag_at;                \
     switch (f)
 #define FIELD_LOOP_END }
 #define EXPECT(name, want) \
@@ -331,13 +378,13 @@ bool read_id(Ctx& c, Cur& r, std::array<std::uint8_t, N>& id, const char* what) 
     TRY_IN(name, read_bytes(c, r, dst));    \
     break;                                  \
   }
-#define VARINT(name, dst, T)                \
-  {                                         \
-    EXPECT(name, kVarint);                  \
-    std::uint64_t v_;                       \
-    TRY_IN(name, read_varint(c, r, v_));    \
-    dst = static_cast<T>(v_);               \
-    break;                                  \
+#define VARINT(name, dst, T)             \
+  {                                      \
+    EXPECT(name, kVarint);               \
+    std::uint64_t v_ = 0;                \
+    TRY_IN(name, read_varint(c, r, v_)); \
+    dst = static_cast<T>(v_);            \
+    break;                               \
   }
 #define FIXED64(name, dst)                  \
   {                                         \
@@ -351,38 +398,38 @@ bool read_id(Ctx& c, Cur& r, std::array<std::uint8_t, N>& id, const char* what) 
     TRY_IN(name, read_fixed32(c, r, dst));  \
     break;                                  \
   }
-#define DOUBLE(name, dst)                   \
-  {                                         \
-    EXPECT(name, kFixed64);                 \
-    std::uint64_t v_;                       \
-    TRY_IN(name, read_fixed64(c, r, v_));   \
-    dst = std::bit_cast<double>(v_);        \
-    break;                                  \
+#define DOUBLE(name, dst)                 \
+  {                                       \
+    EXPECT(name, kFixed64);               \
+    std::uint64_t v_ = 0;                 \
+    TRY_IN(name, read_fixed64(c, r, v_)); \
+    dst = std::bit_cast<double>(v_);      \
+    break;                                \
   }
-#define SFIXED64(name, dst)                 \
-  {                                         \
-    EXPECT(name, kFixed64);                 \
-    std::uint64_t v_;                       \
-    TRY_IN(name, read_fixed64(c, r, v_));   \
-    dst = static_cast<std::int64_t>(v_);    \
-    break;                                  \
+#define SFIXED64(name, dst)               \
+  {                                       \
+    EXPECT(name, kFixed64);               \
+    std::uint64_t v_ = 0;                 \
+    TRY_IN(name, read_fixed64(c, r, v_)); \
+    dst = static_cast<std::int64_t>(v_);  \
+    break;                                \
   }
 // int32/enum: a varint whose low 32 bits are the two's-complement value.
-#define INT32(name, dst, T)                                                       \
-  {                                                                               \
-    EXPECT(name, kVarint);                                                        \
-    std::uint64_t v_;                                                             \
-    TRY_IN(name, read_varint(c, r, v_));                                          \
+#define INT32(name, dst, T)                                                          \
+  {                                                                                  \
+    EXPECT(name, kVarint);                                                           \
+    std::uint64_t v_ = 0;                                                            \
+    TRY_IN(name, read_varint(c, r, v_));                                             \
     dst = static_cast<T>(static_cast<std::int32_t>(static_cast<std::uint32_t>(v_))); \
-    break;                                                                        \
+    break;                                                                           \
   }
-#define SINT32(name, dst)                                        \
-  {                                                              \
-    EXPECT(name, kVarint);                                       \
-    std::uint64_t v_;                                            \
-    TRY_IN(name, read_varint(c, r, v_));                         \
-    dst = unzigzag32(static_cast<std::uint32_t>(v_));            \
-    break;                                                       \
+#define SINT32(name, dst)                             \
+  {                                                   \
+    EXPECT(name, kVarint);                            \
+    std::uint64_t v_ = 0;                             \
+    TRY_IN(name, read_varint(c, r, v_));              \
+    dst = unzigzag32(static_cast<std::uint32_t>(v_)); \
+    break;                                            \
   }
 #define MSG(name, call)                     \
   {                                         \
@@ -404,21 +451,21 @@ bool decode_any(Ctx& c, Cur r, pdata::AnyValue& v, int depth) {
       STR("string_value", v.string_value)
     case 2: {
       EXPECT("bool_value", kVarint);
-      std::uint64_t b;
+      std::uint64_t b = 0;
       TRY_IN("bool_value", read_varint(c, r, b));
       v = pdata::AnyValue::boolean(b != 0);
       break;
     }
     case 3: {
       EXPECT("int_value", kVarint);
-      std::uint64_t i;
+      std::uint64_t i = 0;
       TRY_IN("int_value", read_varint(c, r, i));
       v = pdata::AnyValue::integer(static_cast<std::int64_t>(i));
       break;
     }
     case 4: {
       EXPECT("double_value", kFixed64);
-      std::uint64_t d;
+      std::uint64_t d = 0;
       TRY_IN("double_value", read_fixed64(c, r, d));
       v = pdata::AnyValue::dbl(std::bit_cast<double>(d));
       break;
@@ -443,7 +490,7 @@ bool decode_any(Ctx& c, Cur r, pdata::AnyValue& v, int depth) {
         Cur& rr = ar;
         while (rr.more()) {
           const char* at = rr.p;
-          std::uint32_t ff, ww;
+          std::uint32_t ff = 0, ww = 0;
           TRY_IN(name, read_tag(c, rr, ff, ww));
           if (ff != 1) {
             TRY_IN(name, skip(c, rr, ff, ww, 0));
@@ -465,7 +512,7 @@ bool decode_any(Ctx& c, Cur r, pdata::AnyValue& v, int depth) {
         Cur rr = sub;
         while (rr.more()) {
           const char* at = rr.p;
-          std::uint32_t ff, ww;
+          std::uint32_t ff = 0, ww = 0;
           TRY_IN(name, read_tag(c, rr, ff, ww));
           if (ff != 1) {
             TRY_IN(name, skip(c, rr, ff, ww, 0));
@@ -493,22 +540,83 @@ bool decode_any(Ctx& c, Cur r, pdata::AnyValue& v, int depth) {
   return true;
 }
 
+// The usual attribute value, one scalar field filling the whole AnyValue (string with a
+// one-byte length, bool, small int, double), decoded without the generic loop. Gives the
+// same result as decode_any would; false (nothing touched) for anything else.
+TERN_INLINE bool decode_scalar_any(const Ctx& c, Cur sub, pdata::AnyValue& v) {
+  const std::size_t n = sub.left();
+  if (n < 2) return false;
+  const auto* u = reinterpret_cast<const unsigned char*>(sub.p);
+  switch (u[0]) {
+    case (1 << 3) | kLen:  // string_value
+      if (u[1] >= 0x80 || u[1] != n - 2 || c.opt.validate_utf8) return false;
+      v = pdata::AnyValue::string({sub.p + 2, n - 2});
+      return true;
+    case (2 << 3) | kVarint:  // bool_value
+      if (n != 2 || u[1] >= 0x80) return false;
+      v = pdata::AnyValue::boolean(u[1] != 0);
+      return true;
+    case (3 << 3) | kVarint:  // int_value
+      if (n == 2 && u[1] < 0x80) {
+        v = pdata::AnyValue::integer(u[1]);
+        return true;
+      }
+      if (n == 3 && u[1] >= 0x80 && u[2] < 0x80) {
+        v = pdata::AnyValue::integer((u[1] & 0x7f) | (static_cast<std::int64_t>(u[2]) << 7));
+        return true;
+      }
+      return false;
+    case (4 << 3) | kFixed64:  // double_value
+      if (n != 9) return false;
+      v = pdata::AnyValue::dbl(std::bit_cast<double>(load64(sub.p + 1)));
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool decode_kv(Ctx& c, Cur r, pdata::KeyValue& kv, int depth) {
   FIELD_LOOP {
     case 1: STR("key", kv.key)
-    case 2: MSG("value", decode_any(c, sub, kv.value, depth))
-    SKIP_DEFAULT;
+    case 2: {
+      EXPECT("value", kLen);
+      Cur sub;
+      TRY_IN("value", read_len(c, r, sub));
+      if (decode_scalar_any(c, sub, kv.value)) break;
+      TRY_IN("value", decode_any(c, sub, kv.value, depth));
+      break;
+    }
+      SKIP_DEFAULT;
   }
   FIELD_LOOP_END
   return true;
 }
 
 // One element of a repeated KeyValue field.
+// The usual attribute on the wire, key = 1 then value = 2, both with one-byte lengths and
+// a scalar value, read with no loop at all. False (`kv` untouched) for anything else.
+TERN_INLINE bool decode_kv_fast(const Ctx& c, Cur sub, pdata::KeyValue& kv) {
+  const std::size_t n = sub.left();
+  const auto* u = reinterpret_cast<const unsigned char*>(sub.p);
+  if (n < 4 || u[0] != ((1 << 3) | kLen) || u[1] >= 0x80 || c.opt.validate_utf8) return false;
+  const std::size_t key_len = u[1];
+  if (key_len + 4 > n) return false;
+  const unsigned char* value = u + 2 + key_len;
+  if (value[0] != ((2 << 3) | kLen) || value[1] >= 0x80 || value[1] != n - key_len - 4) return false;
+  pdata::AnyValue v;
+  if (!decode_scalar_any(c, Cur{sub.p + key_len + 4, sub.end}, v)) return false;
+  kv.key = {sub.p + 2, key_len};
+  kv.value = v;
+  return true;
+}
+
 bool decode_attr(Ctx& c, Cur& r, const char* tag_at, std::uint32_t wt, const char* name, pdata::Attributes& attrs) {
   EXPECT(name, kLen);
   Cur sub;
   TRY_IN(name, read_len(c, r, sub));
-  TRY_IN(name, decode_kv(c, sub, attrs.emplace_back(), 0));
+  auto& kv = attrs.emplace_back();
+  if (decode_kv_fast(c, sub, kv)) return true;
+  TRY_IN(name, decode_kv(c, sub, kv, 0));
   return true;
 }
 #define ATTR(name, attrs)                                     \
@@ -743,7 +851,7 @@ bool decode_traces(Ctx& c, Cur r, pdata::TracesData& d) {
 bool read_repeated_fixed64(Ctx& c, Cur& r, std::uint32_t wt, const char* tag_at, const char* name,
                            pdata::Vec<std::uint64_t>& out) {
   if (wt == kFixed64) {
-    std::uint64_t v;
+    std::uint64_t v = 0;
     TRY_IN(name, read_fixed64(c, r, v));
     out.push_back(v);
     return true;
@@ -756,6 +864,7 @@ bool read_repeated_fixed64(Ctx& c, Cur& r, std::uint32_t wt, const char* tag_at,
     return c.in(name);
   }
   const std::size_t n = sub.left() / 8;
+  if (n == 0) return true;  // memcpy into an empty vector's null data() is UB, even of 0 bytes
   const std::size_t old = out.size();
   out.resize(old + n);
   std::memcpy(out.data() + old, sub.p, n * 8);
@@ -765,7 +874,7 @@ bool read_repeated_fixed64(Ctx& c, Cur& r, std::uint32_t wt, const char* tag_at,
 bool read_repeated_double(Ctx& c, Cur& r, std::uint32_t wt, const char* tag_at, const char* name,
                           pdata::Vec<double>& out) {
   if (wt == kFixed64) {
-    std::uint64_t v;
+    std::uint64_t v = 0;
     TRY_IN(name, read_fixed64(c, r, v));
     out.push_back(std::bit_cast<double>(v));
     return true;
@@ -778,6 +887,7 @@ bool read_repeated_double(Ctx& c, Cur& r, std::uint32_t wt, const char* tag_at, 
     return c.in(name);
   }
   const std::size_t n = sub.left() / 8;
+  if (n == 0) return true;  // memcpy into an empty vector's null data() is UB, even of 0 bytes
   const std::size_t old = out.size();
   out.resize(old + n);
   std::memcpy(out.data() + old, sub.p, n * 8);
@@ -787,7 +897,7 @@ bool read_repeated_double(Ctx& c, Cur& r, std::uint32_t wt, const char* tag_at, 
 bool read_repeated_varint(Ctx& c, Cur& r, std::uint32_t wt, const char* tag_at, const char* name,
                           pdata::Vec<std::uint64_t>& out) {
   if (wt == kVarint) {
-    std::uint64_t v;
+    std::uint64_t v = 0;
     TRY_IN(name, read_varint(c, r, v));
     out.push_back(v);
     return true;
@@ -799,7 +909,7 @@ bool read_repeated_varint(Ctx& c, Cur& r, std::uint32_t wt, const char* tag_at, 
   for (const char* q = sub.p; q < sub.end; ++q) n += static_cast<unsigned char>(*q) < 0x80;
   out.reserve(out.size() + n);
   while (sub.more()) {
-    std::uint64_t v;
+    std::uint64_t v = 0;
     TRY_IN(name, read_varint(c, sub, v));
     out.push_back(v);
   }
@@ -980,7 +1090,7 @@ bool decode_metric_data(Ctx& c, Cur r, pdata::Metric& m, pdata::Vec<Point>& poin
         break;
       }
       EXPECT("is_monotonic", kVarint);
-      std::uint64_t b;
+      std::uint64_t b = 0;
       TRY_IN("is_monotonic", read_varint(c, r, b));
       m.is_monotonic = b != 0;
       break;

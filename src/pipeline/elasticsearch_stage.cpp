@@ -8,6 +8,7 @@
 
 #include "encoding/elasticsearch/encoder.h"
 #include "exporter/elasticsearch/bulk_exporter.h"
+#include "pipeline/disk_spool.h"
 #include "queue/memory_queue.h"
 
 namespace tern::pipeline {
@@ -40,27 +41,32 @@ class ElasticsearchStage final : public ExporterStage {
         stage_id_(g_next_stage_id.fetch_add(1)),
         early_(c.encoding == config::ElasticsearchExporterConfig::Encoding::kEarly),
         encoder_config_(encoder_config(c)),
-        queue_(queue::MemoryQueueLimits{
-            .max_bytes = c.sending_queue.max_bytes ? c.sending_queue.max_bytes : kDefaultQueueBytes,
-            .max_items = 0,
-            .max_entries = c.sending_queue.queue_size}),
+        queue_(memory_limits(c)),
         batch_(batch),
         exporter_(exporter::es::from_config(c)) {
     if (batch_.max_bytes == 0) batch_.max_bytes = c.flush.bytes;
     consumers_ = c.num_workers ? static_cast<unsigned>(c.num_workers)
                                : std::max(1u, std::thread::hardware_concurrency());
+    if (uses_disk(c))
+      disk_ = std::make_unique<DiskSpool>(id_, c.sending_queue, queue_,
+                                          [this](pdata::Signal s, const void* batch, queue::Entry& e) {
+                                            encode(thread_encoder(), s, batch, e.encoded);
+                                            e.bytes = held_bytes(e.encoded);
+                                          });
   }
   ~ElasticsearchStage() override { shutdown(std::chrono::milliseconds(0)); }
 
   void start() override {
     exporter_.start();
     for (unsigned i = 0; i < consumers_; ++i) threads_.emplace_back([this] { consume_loop(); });
+    if (disk_) disk_->start();
   }
 
   void shutdown(std::chrono::milliseconds timeout) override {
     if (stopped_.exchange(true)) return;
     const auto deadline = exporter::es::Clock::now() + timeout;
-    queue_.close();  // consumers drain what is queued, then leave
+    if (disk_) disk_->stop();  // what is not read yet stays on disk for the next start
+    queue_.close();            // consumers drain what is queued, then leave
     for (auto& t : threads_) t.join();
     threads_.clear();
     exporter_.flush(deadline);
@@ -117,12 +123,26 @@ class ElasticsearchStage final : public ExporterStage {
         "Bulk body bytes before gzip");
     add("tern_exporter_bytes_sent_total", static_cast<double>(c.bytes_compressed),
         "Bulk body bytes on the wire");
+    if (disk_) disk_->collect_metrics(l, out);
   }
 
   bool healthy() const override { return !stopped_.load(); }
 
  private:
   static constexpr std::uint64_t kDefaultQueueBytes = 256ull << 20;
+
+  static bool uses_disk(const config::ElasticsearchExporterConfig& c) {
+    return c.sending_queue.enabled &&
+           c.sending_queue.type == config::ElasticsearchExporterConfig::SendingQueue::Type::kDisk;
+  }
+  // With a disk queue the memory queue only buffers what the reader loop has encoded for
+  // the senders: a few requests' worth, the backlog waits on disk.
+  static queue::MemoryQueueLimits memory_limits(const config::ElasticsearchExporterConfig& c) {
+    if (uses_disk(c)) return {.max_bytes = std::max<std::uint64_t>(16ull << 20, 4 * c.flush.bytes)};
+    return {.max_bytes = c.sending_queue.max_bytes ? c.sending_queue.max_bytes : kDefaultQueueBytes,
+            .max_items = 0,
+            .max_entries = c.sending_queue.queue_size};
+  }
 
   // The calling thread's encoder for this stage: producers never share one.
   Encoder& thread_encoder() {
@@ -152,9 +172,11 @@ class ElasticsearchStage final : public ExporterStage {
     if (!batch || events == 0) return ConsumeResult::ok();
     if (stopped_.load(std::memory_order_relaxed))
       return {ConsumeCode::kShutdown, "exporter is shutting down", {}, 0};
+    if (disk_) return disk_->push(s, batch.get());  // durable once this returns kOk
     queue::Entry e;
     e.signal = s;
     e.items = events;
+    e.delivery = batch->delivery;  // held until the bulk requests settle the entry
     if (early_) {
       encode(thread_encoder(), s, batch.get(), e.encoded);
       e.bytes = held_bytes(e.encoded);
@@ -163,9 +185,11 @@ class ElasticsearchStage final : public ExporterStage {
       e.bytes = batch->arena.bytes_held();
       e.batch = std::move(batch);
     }
-    if (!queue_.try_push(e))
+    if (!queue_.try_push(e)) {
+      if (e.delivery) e.delivery->fail();  // refused: the producer keeps (and resends) it
       return ConsumeResult::retry_later("sending queue of exporter " + id_ + " is full",
                                         std::chrono::seconds(1));
+    }
     return ConsumeResult::ok();
   }
 
@@ -176,7 +200,9 @@ class ElasticsearchStage final : public ExporterStage {
       entries.clear();
       if (!queue_.pop_batch(entries, batch_.max_bytes, batch_.max_items, batch_.timeout)) return;
       EncodedBatch merged;
+      std::vector<pdata::DeliveryTokenPtr> tokens;
       for (auto& e : entries) {
+        if (e.delivery) tokens.push_back(std::move(e.delivery));
         if (!early_) encode(encoder, e.signal, e.batch.get(), e.encoded), e.batch.reset();
         if (entries.size() == 1) {
           merged = std::move(e.encoded);
@@ -184,11 +210,20 @@ class ElasticsearchStage final : public ExporterStage {
           append(merged, e.encoded);
         }
       }
-      if (merged.empty()) continue;
+      if (merged.empty()) continue;  // nothing encodable: the tokens settle as they go
+      // The tokens are released when every item of the request is settled; any item still
+      // undelivered (shutdown) fails them all: their producers must not move past this data.
+      auto held = std::make_shared<std::vector<pdata::DeliveryTokenPtr>>(std::move(tokens));
+      auto settle = [held](const exporter::es::BulkResult& r) {
+        if (r.undelivered)
+          for (const auto& t : *held) t->fail();
+      };
       // Blocks while the sender's in-flight limit is reached: the queue then fills and
       // receivers get back-pressure.
-      if (!exporter_.submit(std::move(merged), [](const exporter::es::BulkResult&) {}))
+      if (!exporter_.submit(std::move(merged), std::move(settle))) {
+        for (const auto& t : *held) t->fail();
         spdlog::error("exporter {}: sender stopped; {} queued requests not sent", id_, entries.size());
+      }
     }
   }
 
@@ -212,6 +247,7 @@ class ElasticsearchStage final : public ExporterStage {
   exporter::es::BulkExporter exporter_;
   unsigned consumers_ = 1;
   std::vector<std::thread> threads_;
+  std::unique_ptr<DiskSpool> disk_;  // sending_queue.type: disk; destroyed after the senders
   std::atomic<bool> stopped_{false};
   std::atomic<std::uint64_t> encode_rejected_{0};
 };

@@ -74,6 +74,7 @@ std::shared_ptr<Data> clone_via_proto(const Data& d, Enc enc, Dec dec) {
   auto out = std::make_shared<Data>();
   const std::string_view view = out->arena.hold(std::move(bytes));
   dec(view, *out, otlp::DecodeOptions{});  // cannot fail: our own encoder wrote it
+  out->delivery = d.delivery;               // the copy is settled with the original
   return out;
 }
 }  // namespace

@@ -9,9 +9,11 @@
 #include "net/http_server.h"
 #include "pipeline/debug_stage.h"
 #include "pipeline/elasticsearch_stage.h"
+#include "pipeline/otlp_stage.h"
 #include "pipeline/pipeline.h"
 #include "processor/attributes_processor.h"
 #include "processor/memory_limiter.h"
+#include "receiver/filelog/filelog_receiver.h"
 #include "receiver/otlp/otlp_receiver.h"
 
 namespace tern::service {
@@ -58,6 +60,7 @@ struct Collector::Impl {
   std::map<std::string, std::shared_ptr<pipeline::ExporterStage>> exporters;
   std::map<std::string, std::shared_ptr<pipeline::ReceiverRouter>> routers;
   std::map<std::string, std::unique_ptr<receiver::otlp::OtlpReceiver>> receivers;
+  std::map<std::string, std::unique_ptr<receiver::filelog::FilelogReceiver>> file_receivers;
   std::vector<std::shared_ptr<processor::MemoryLimiter>> limiters;
   std::unique_ptr<net::HttpServer> health_server, metrics_server;
   std::uint16_t health_port = 0, metrics_port = 0;
@@ -80,18 +83,27 @@ struct Collector::Impl {
     if (!c) throw BuildError("exporter \"" + id + "\" is not defined");
     std::shared_ptr<pipeline::ExporterStage> stage;
     if (const auto* es = std::get_if<config::ElasticsearchExporterConfig>(&c->settings)) {
-      if (es->sending_queue.enabled &&
-          es->sending_queue.type == config::ElasticsearchExporterConfig::SendingQueue::Type::kDisk)
-        throw BuildError("exporter \"" + id +
-                         "\": sending_queue.type disk is not available in this build yet");
       if (es->mapping_mode != "otel")
         throw BuildError("exporter \"" + id + "\": mapping.mode \"" + es->mapping_mode +
                          "\" is not supported (otel)");
-      stage = pipeline::make_elasticsearch_stage(id, *es, batch);
+      try {
+        stage = pipeline::make_elasticsearch_stage(id, *es, batch);
+      } catch (const std::exception& e) {  // e.g. a disk queue directory that cannot be used
+        throw BuildError("exporter \"" + id + "\": " + e.what());
+      }
     } else if (const auto* dbg = std::get_if<config::DebugExporterConfig>(&c->settings)) {
       stage = pipeline::make_debug_stage(id, *dbg);
     } else {
-      throw BuildError("exporter \"" + id + "\": the otlp exporter is not available in tern run yet");
+      const auto& otlp = std::get<config::OtlpExporterConfig>(c->settings);
+      // Plaintext where the user expects TLS would be a silent downgrade: refuse instead.
+      if (otlp.protocol == config::OtlpExporterConfig::Protocol::kGrpc && !otlp.tls_insecure)
+        throw BuildError("exporter \"" + id +
+                         "\": TLS is not implemented yet; set tls.insecure: true to send plaintext gRPC");
+      try {
+        stage = pipeline::make_otlp_stage(id, otlp, batch);
+      } catch (const std::exception& e) {  // an endpoint the client cannot parse
+        throw BuildError("exporter \"" + id + "\": " + e.what());
+      }
     }
     exporters.emplace(id, stage);
     return stage;
@@ -138,7 +150,8 @@ struct Collector::Impl {
       if (const auto* otlp = std::get_if<config::OtlpReceiverConfig>(&r->settings)) {
         receivers.emplace(rid, std::make_unique<receiver::otlp::OtlpReceiver>(*otlp, *router));
       } else {
-        throw BuildError("receiver \"" + rid + "\": the filelog receiver is not available in this build yet");
+        const auto& file = std::get<config::FilelogReceiverConfig>(r->settings);
+        file_receivers.emplace(rid, std::make_unique<receiver::filelog::FilelogReceiver>(rid, file, *router));
       }
     }
   }
@@ -169,6 +182,22 @@ struct Collector::Impl {
                          "Requests whose payload could not be decoded", true});
       samples.push_back({"tern_receiver_bytes_total", l, static_cast<double>(s.bytes_received),
                          "Request bytes received", true});
+    }
+    for (const auto& [id, r] : file_receivers) {
+      const auto s = r->stats();
+      const std::string l = "receiver=\"" + escape_label(id) + "\"";
+      auto add = [&](const char* name, std::uint64_t v, const char* help, bool counter = true) {
+        samples.push_back({name, l, static_cast<double>(v), help, counter});
+      };
+      add("tern_filelog_lines_read_total", s.lines_read, "Lines read from files (log records made)");
+      add("tern_filelog_bytes_read_total", s.bytes_read, "Bytes read from files");
+      add("tern_filelog_lines_truncated_total", s.lines_truncated, "Lines cut to max_log_size");
+      add("tern_filelog_files_open", s.files_open, "Files followed", false);
+      add("tern_filelog_batches_refused_total", s.batches_refused, "Batches refused (back-pressure), resent");
+      add("tern_filelog_batches_invalid_total", s.batches_invalid, "Batches refused as invalid (skipped)");
+      add("tern_filelog_json_errors_total", s.json_errors, "Lines that were not a JSON object");
+      add("tern_filelog_file_errors_total", s.file_errors, "Files that could not be opened or read");
+      add("tern_filelog_checkpoint_errors_total", s.checkpoint_errors, "Failed checkpoint writes");
     }
     for (const auto& [id, e] : exporters) e->collect_metrics(samples);
     for (std::size_t i = 0; i < limiters.size(); ++i)
@@ -210,6 +239,7 @@ void Collector::start() {
       r->start();
       spdlog::info("receiver {} listening: http port {}, grpc port {}", id, r->http_port(), r->grpc_port());
     }
+    for (auto& [id, r] : i.file_receivers) r->start();
     for (const auto& ext_id : i.config.service_extensions) {
       const auto* ext = find(i.config.extensions, ext_id);
       if (!ext) continue;
@@ -270,6 +300,7 @@ void Collector::shutdown(std::chrono::milliseconds timeout) {
   i.stopped = true;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (auto& [id, r] : i.receivers) r->shutdown();  // no new data from here on
+  for (auto& [id, r] : i.file_receivers) r->shutdown();
   for (auto& [id, e] : i.exporters) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());

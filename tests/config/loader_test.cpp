@@ -817,7 +817,7 @@ extensions:
           "t.yaml:6:3: error: invalid receiver id \"/x\" (expected type or type/name)",
           "t.yaml:8:3: error: invalid processor id \"batch/\" (expected type or type/name)",
           "t.yaml:11:3: error: unknown exporter type \"kafka\" in exporters (known types: elasticsearch, "
-          "otlp, debug)",
+          "otlp, otlphttp, debug)",
           "t.yaml:13:3: error: unknown extension type \"pprof\" in extensions (known types: health_check)"));
 }
 

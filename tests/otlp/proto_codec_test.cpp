@@ -306,5 +306,73 @@ TEST(OtlpProto, OneofMembersWithDefaultValuesArePreserved) {
   EXPECT_EQ(got[4].value.kind, ValueKind::Empty);
 }
 
+// Attribute values take a shortcut when they are one small scalar; everything around the
+// shortcut's edges must decode exactly as the general AnyValue path does.
+TEST(OtlpProto, ScalarAttributeValuesAtTheFastPathEdges) {
+  const std::string long_str(200, 'x');  // two-byte length: general path
+  // record.attributes (field 6) = KeyValue{key = 1, value = 2 (AnyValue)}
+  auto attr = [](std::string_view key, const std::string& any) { return len(6, len(1, key) + len(2, any)); };
+  const std::string record =
+      attr("s", len(1, "abc")) + attr("long", len(1, long_str)) + attr("b", vint(2, 1)) +
+      attr("i1", vint(3, 127)) + attr("i2", vint(3, 300)) + attr("i3", vint(3, 1u << 20)) +
+      attr("neg", vint(3, static_cast<std::uint64_t>(-5))) + attr("d", dbl(4, 2.5)) +
+      attr("two", len(1, "first") + vint(3, 7)) +  // a later oneof member replaces the earlier
+      attr("merged", len(1, "a")) + len(6, len(1, "merged") + len(2, len(1, "b")) + len(2, vint(2, 0))) +
+      attr("empty", "") + attr("unknown", vint(9, 1) + len(1, "k")) +
+      len(6, len(2, len(1, "v")) + len(1, "rev")) +               // value before key
+      attr(std::string(130, 'k'), vint(3, 9)) +                   // two-byte key length
+      len(6, len(1, "extra") + len(2, vint(2, 1)) + vint(5, 3));  // a field after the value
+  LogsData d;
+  ASSERT_FALSE(decode_logs_proto(logs_with_record(record), d));
+  const auto& a = d.resource_logs[0].scope_logs[0].log_records[0].attributes;
+  ASSERT_EQ(a.size(), 16u);
+  EXPECT_EQ(a[0].value.kind, ValueKind::String);
+  EXPECT_EQ(a[0].value.string_value, "abc");
+  EXPECT_EQ(a[1].value.string_value, long_str);
+  EXPECT_EQ(a[2].value.kind, ValueKind::Bool);
+  EXPECT_TRUE(a[2].value.bool_value);
+  EXPECT_EQ(a[3].value.int_value, 127);
+  EXPECT_EQ(a[4].value.int_value, 300);
+  EXPECT_EQ(a[5].value.int_value, 1 << 20);
+  EXPECT_EQ(a[6].value.int_value, -5);
+  EXPECT_EQ(a[7].value.kind, ValueKind::Double);
+  EXPECT_EQ(a[7].value.double_value, 2.5);
+  EXPECT_EQ(a[8].value.kind, ValueKind::Int);
+  EXPECT_EQ(a[8].value.int_value, 7);
+  EXPECT_EQ(a[9].value.string_value, "a");
+  EXPECT_EQ(a[10].key, "merged");  // its value field twice: merged, the later member wins
+  EXPECT_EQ(a[10].value.kind, ValueKind::Bool);
+  EXPECT_FALSE(a[10].value.bool_value);
+  EXPECT_EQ(a[11].value.kind, ValueKind::Empty);
+  EXPECT_EQ(a[12].value.kind, ValueKind::String);
+  EXPECT_EQ(a[12].value.string_value, "k");
+  EXPECT_EQ(a[13].key, "rev");
+  EXPECT_EQ(a[13].value.string_value, "v");
+  EXPECT_EQ(a[14].key, std::string(130, 'k'));
+  EXPECT_EQ(a[14].value.int_value, 9);
+  EXPECT_EQ(a[15].key, "extra");
+  EXPECT_TRUE(a[15].value.bool_value);
+
+  // UTF-8 validation still applies to short attribute strings.
+  DecodeOptions strict;
+  strict.validate_utf8 = true;
+  const std::string bad = logs_with_record(attr("u", len(1, "\xff")));
+  EXPECT_EQ(logs_error(bad, strict),
+            "resource_logs.scope_logs.log_records.attributes.value.string_value: invalid UTF-8 in string @" +
+                std::to_string(bad.size() - 1));
+}
+
+// Found by the fuzzer: an empty packed run must not memcpy into an empty vector.
+TEST(OtlpProto, EmptyPackedRepeatedScalarsDecodeToNothing) {
+  const std::string point = len(6, "") + len(7, "") + fixed64(4, 0);
+  const std::string in = len(1, len(2, len(2, len(1, "h") + len(9, len(1, point)))));
+  MetricsData d;
+  auto err = decode_metrics_proto(in, d);
+  ASSERT_FALSE(err) << err->to_string();
+  const auto& p = d.resource_metrics[0].scope_metrics[0].metrics[0].histogram_points.at(0);
+  EXPECT_TRUE(p.bucket_counts.empty());
+  EXPECT_TRUE(p.explicit_bounds.empty());
+}
+
 }  // namespace
 }  // namespace tern::otlp

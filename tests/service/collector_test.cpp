@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "config/loader.h"
@@ -236,7 +237,83 @@ TEST_F(CollectorTest, HealthCheckAndInternalMetrics) {
   EXPECT_EQ(after.call("GET", "/").status, 0) << "the extension stops with the collector";
 }
 
-TEST(CollectorBuild, ComponentsThisBuildCannotRunAreClearErrors) {
+// The disk queue: what a client was answered 200 for is on disk; a collector stopped before
+// it could deliver (the sink is down) leaves it there, and the next one on the same
+// directory delivers it.
+TEST_F(CollectorTest, DiskQueueKeepsAcceptedDataAcrossARestart) {
+  const auto dir = fs::temp_directory_path() / ("tern-collector-disk-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const auto dead_port = [] {
+    sink::SinkOptions o;
+    o.port = 0;
+    sink::SinkServer s(o);
+    const auto p = s.start();
+    s.stop();
+    return p;
+  }();
+  const std::string queue =
+      "    sending_queue:\n      enabled: true\n      type: disk\n      directory: " + dir.string() +
+      "\n      segment_size: 64KiB\n      compression: zstd\n";
+  start_collector(config_yaml(dead_port, queue));
+  for (int b = 0; b < 20; ++b) ASSERT_EQ(post("/v1/logs", logs_json(10, b), "application/json").status, 200);
+  collector_->shutdown(std::chrono::milliseconds(200));  // nothing could be delivered
+  collector_.reset();
+  ASSERT_FALSE(fs::is_empty(dir));
+
+  start_sink();
+  start_collector(config_yaml(sink_port_, queue));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (sink_->count("logs-*") < 200 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(sink_->count("logs-*"), 200);
+  // More data through the same queue, then a clean shutdown delivers it too.
+  for (int b = 20; b < 25; ++b) ASSERT_EQ(post("/v1/logs", logs_json(10, b), "application/json").status, 200);
+  collector_->shutdown(std::chrono::seconds(10));
+  int docs = 0;
+  std::set<std::string> bodies;
+  for (const auto& line : dump_lines()) {
+    ++docs;
+    const auto p = line.find("\"text\":\"line ");
+    ASSERT_NE(p, std::string::npos) << line;
+    bodies.insert(line.substr(p + 13, line.find('"', p + 13) - p - 13));
+  }
+  EXPECT_EQ(docs, 250);
+  EXPECT_EQ(bodies.size(), 250u) << "every record exactly once";
+  fs::remove_all(dir);
+}
+
+TEST_F(CollectorTest, AFullDiskQueueAnswers503WithRetryAfter) {
+  const auto dir = fs::temp_directory_path() / ("tern-collector-full-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  // Nothing listens on the endpoint: the queue only fills.
+  start_collector(config_yaml(9, "    sending_queue:\n      enabled: true\n      type: disk\n      directory: " +
+                                     dir.string() + "\n      max_size: 64KiB\n      segment_size: 16KiB\n"));
+  int ok = 0, unavailable = 0;
+  std::string retry_after;
+  for (int b = 0; b < 200 && unavailable == 0; ++b) {
+    auto r = post("/v1/logs", logs_json(20, b), "application/json");
+    if (r.status == 200) {
+      ++ok;
+    } else {
+      ASSERT_EQ(r.status, 503) << r.body;
+      EXPECT_NE(r.body.find("disk queue"), std::string::npos) << r.body;
+      retry_after = r.header("retry-after");
+      ++unavailable;
+    }
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_EQ(unavailable, 1);
+  EXPECT_FALSE(retry_after.empty());
+  HttpClient metrics(collector_->metrics_port());
+  const auto m = metrics.call("GET", "/metrics").body;
+  EXPECT_NE(m.find("tern_exporter_disk_queue_full_total{exporter=\"elasticsearch\"} 1"), std::string::npos) << m;
+  collector_->shutdown(std::chrono::milliseconds(100));
+  fs::remove_all(dir);
+}
+
+TEST(CollectorBuild, AnUnusableDiskQueueDirectoryIsAClearError) {
+  const auto file = fs::temp_directory_path() / ("tern-not-a-dir-" + std::to_string(::getpid()));
+  std::ofstream(file) << "x";
   auto cfg = load(R"(
 receivers:
   otlp:
@@ -249,7 +326,7 @@ exporters:
     sending_queue:
       enabled: true
       type: disk
-      directory: /tmp/tern-never-created
+      directory: )" + (file / "queue").string() + R"(
 service:
   pipelines:
     logs:
@@ -260,9 +337,10 @@ service:
     Collector c(cfg);
     FAIL() << "built";
   } catch (const BuildError& e) {
-    EXPECT_STREQ(e.what(),
-                 "exporter \"elasticsearch\": sending_queue.type disk is not available in this build yet");
+    EXPECT_EQ(std::string(e.what()).rfind("exporter \"elasticsearch\": ", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find((file / "queue").string()), std::string::npos) << e.what();
   }
+  fs::remove(file);
 }
 
 }  // namespace

@@ -99,6 +99,7 @@ class GrpcClient final : public OtlpClient {
         continue;
       }
       st.ok = false;
+      st.retry_after = parse_retry_info(status.error_details());
       st.message = "gRPC " + method + " to " + options_.endpoint + ": code " + std::to_string(st.code) +
                    " (" + status.error_message() + ")";
       return st;

@@ -141,15 +141,16 @@ class HttpClient final : public OtlpClient {
         return st;
       }
       const bool retryable = status == 429 || status == 502 || status == 503 || status == 504;
+      st.retry_after = {};
+      if (auto ra = res.find(http::field::retry_after); ra != res.end()) {
+        long secs = 0;
+        auto sv = ra->value();
+        if (std::from_chars(sv.data(), sv.data() + sv.size(), secs).ec == std::errc{} && secs > 0)
+          st.retry_after = std::chrono::milliseconds(secs * 1000);
+      }
       if (retryable && retries_left-- > 0) {
-        std::chrono::milliseconds wait = backoff;
+        std::chrono::milliseconds wait = st.retry_after.count() > 0 ? st.retry_after : backoff;
         backoff = std::min(backoff * 2, options_.max_retry_wait);
-        if (auto ra = res.find(http::field::retry_after); ra != res.end()) {
-          long secs = 0;
-          auto sv = ra->value();
-          if (std::from_chars(sv.data(), sv.data() + sv.size(), secs).ec == std::errc{})
-            wait = std::chrono::milliseconds(secs * 1000);
-        }
         std::this_thread::sleep_for(std::min(wait, options_.max_retry_wait));
         continue;
       }

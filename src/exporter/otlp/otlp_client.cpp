@@ -98,6 +98,59 @@ bool parse_export_response(std::string_view in, std::int64_t& rejected, std::str
   return true;
 }
 
+namespace {
+// Reads the first length-delimited field `field` of a message; false if absent or malformed.
+bool find_len_field(std::string_view in, std::uint64_t field, std::string_view& out) {
+  while (!in.empty()) {
+    std::uint64_t tag = 0;
+    if (!read_varint(in, tag)) return false;
+    if (tag >> 3 == field && (tag & 7) == 2) {
+      std::uint64_t len = 0;
+      if (!read_varint(in, len) || len > in.size()) return false;
+      out = in.substr(0, len);
+      return true;
+    }
+    if (!skip_field(in, tag & 7)) return false;
+  }
+  return false;
+}
+}  // namespace
+
+std::chrono::milliseconds parse_retry_info(std::string_view status) {
+  // google.rpc.Status {details = 3 (repeated Any {type_url = 1, value = 2})}
+  while (!status.empty()) {
+    std::uint64_t tag = 0;
+    if (!read_varint(status, tag)) return {};
+    if (tag >> 3 != 3 || (tag & 7) != 2) {
+      if (!skip_field(status, tag & 7)) return {};
+      continue;
+    }
+    std::uint64_t len = 0;
+    if (!read_varint(status, len) || len > status.size()) return {};
+    const std::string_view any = status.substr(0, len);
+    status.remove_prefix(len);
+    std::string_view type_url, value, delay;
+    if (!find_len_field(any, 1, type_url) || type_url != "type.googleapis.com/google.rpc.RetryInfo") continue;
+    // RetryInfo {retry_delay = 1 (google.protobuf.Duration {seconds = 1, nanos = 2})}
+    if (!find_len_field(any, 2, value) || !find_len_field(value, 1, delay)) return {};
+    std::uint64_t seconds = 0, nanos = 0;
+    while (!delay.empty()) {
+      std::uint64_t t = 0, v = 0;
+      if (!read_varint(delay, t)) return {};
+      if ((t & 7) != 0) {
+        if (!skip_field(delay, t & 7)) return {};
+        continue;
+      }
+      if (!read_varint(delay, v)) return {};
+      if (t >> 3 == 1) seconds = v;
+      if (t >> 3 == 2) nanos = v;
+    }
+    if (seconds > 86400 || nanos >= 1'000'000'000) return {};  // negative or absurd: no hint
+    return std::chrono::milliseconds(seconds * 1000 + (nanos + 999'999) / 1'000'000);
+  }
+  return {};
+}
+
 std::unique_ptr<OtlpClient> make_otlp_client(const OtlpClientOptions& options) {
   return options.protocol == Protocol::Http ? make_http_client(options) : make_grpc_client(options);
 }

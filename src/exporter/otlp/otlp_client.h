@@ -42,6 +42,8 @@ struct ExportStatus {
   std::int64_t rejected = 0;  // partial success: rejected log records / spans / data points
   int code = 0;               // HTTP status, or gRPC status code (0 = OK); -1: transport error
   int attempts = 0;           // requests sent (1 + retries)
+  // The server's retry hint on a failure (HTTP Retry-After, gRPC RetryInfo); 0: none given.
+  std::chrono::milliseconds retry_after{0};
 };
 
 class OtlpClient {
@@ -67,5 +69,9 @@ std::string_view default_http_path(pdata::Signal signal);
 // Reads an Export*ServiceResponse (protobuf): partial_success.rejected_* and error_message
 // (the same field numbers for the three signals). False if the bytes are not one.
 bool parse_export_response(std::string_view response, std::int64_t& rejected, std::string& error_message);
+
+// The retry delay of a serialized google.rpc.Status (gRPC's status details) holding a
+// google.rpc.RetryInfo; 0 when there is none or the bytes are not a Status.
+std::chrono::milliseconds parse_retry_info(std::string_view status_details);
 
 }  // namespace tern::exporter::otlp

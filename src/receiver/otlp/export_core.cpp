@@ -84,6 +84,11 @@ ExportOutcome run(Signal signal, Encoding encoding, std::string body, pipeline::
       out.message = r.message.empty() ? "pipeline is busy, retry later" : std::move(r.message);
       out.retry_after = r.retry_after.count() > 0 ? r.retry_after : kDefaultRetryAfter;
       break;
+    case pipeline::ConsumeCode::kUnavailable:
+      out.kind = Kind::kUnavailable;
+      out.message = r.message.empty() ? "pipeline cannot store data now, retry later" : std::move(r.message);
+      out.retry_after = r.retry_after.count() > 0 ? r.retry_after : kDefaultRetryAfter;
+      break;
     case pipeline::ConsumeCode::kInvalid:
       out.kind = Kind::kBadData;
       out.message = r.message.empty() ? "data refused as invalid" : std::move(r.message);

@@ -36,6 +36,7 @@ struct ExportOutcome {
     kBadData,     // undecodable payload, or the pipeline called the data invalid: do not retry
     kRetryLater,  // back-pressure: retry after `retry_after`
     kShutdown,    // the pipeline is stopping: retry elsewhere / later
+    kUnavailable, // the pipeline cannot store data now (disk queue full): retry after `retry_after`
     kInternal,    // a bug or resource failure on our side
   };
   Kind kind = Kind::kOk;

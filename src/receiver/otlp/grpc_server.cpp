@@ -149,6 +149,7 @@ struct OtlpGrpcServer::Impl {
             call);
         return;
       case Kind::kShutdown:
+      case Kind::kUnavailable:
         call->stream.Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, out.message,
                                          status_proto(rpc_code::kUnavailable, out.message, out.retry_after)),
                             call);

@@ -210,6 +210,12 @@ net::HttpResponse OtlpHttpHandler::handle(net::HttpRequest& req) {
         r.headers.emplace_back("Retry-After", retry_after_seconds(out.retry_after));
         return r;
       }
+      case Kind::kUnavailable: {
+        // The spec's answer for a full disk queue: 503 + Retry-After; the connection stays.
+        auto r = error_response(503, rpc_code::kUnavailable, out.message, wire);
+        r.headers.emplace_back("Retry-After", retry_after_seconds(out.retry_after));
+        return r;
+      }
       case Kind::kShutdown: {
         auto r = error_response(503, rpc_code::kUnavailable, out.message, wire);
         r.headers.emplace_back("Retry-After", retry_after_seconds(out.retry_after));

@@ -1,0 +1,178 @@
+#include "pipeline/disk_spool.h"
+
+#include <spdlog/spdlog.h>
+
+#include "otlp/proto_codec.h"
+#include "queue/disk_queue.h"
+
+namespace tern::pipeline {
+namespace {
+
+queue::DiskQueueOptions disk_options(const config::ElasticsearchExporterConfig::SendingQueue& s) {
+  using Sync = config::ElasticsearchExporterConfig::SendingQueue::Sync;
+  queue::DiskQueueOptions o;
+  o.directory = s.directory;
+  o.max_size = s.max_size;
+  o.segment_size = s.segment_size;
+  o.sync = s.sync == Sync::kBatch      ? queue::DiskQueueOptions::Sync::kBatch
+           : s.sync == Sync::kInterval ? queue::DiskQueueOptions::Sync::kInterval
+                                       : queue::DiskQueueOptions::Sync::kNone;
+  o.sync_interval = std::chrono::duration_cast<std::chrono::milliseconds>(s.sync_interval);
+  o.compress = s.compress;
+  return o;
+}
+
+// Frame payload: one signal byte, then the export request in OTLP protobuf.
+void encode_frame(pdata::Signal signal, const void* batch, std::string& out) {
+  out.clear();
+  out.push_back(static_cast<char>(signal));
+  switch (signal) {
+    case pdata::Signal::Logs:
+      otlp::encode_logs_proto(*static_cast<const pdata::LogsData*>(batch), out);
+      break;
+    case pdata::Signal::Traces:
+      otlp::encode_traces_proto(*static_cast<const pdata::TracesData*>(batch), out);
+      break;
+    case pdata::Signal::Metrics:
+      otlp::encode_metrics_proto(*static_cast<const pdata::MetricsData*>(batch), out);
+      break;
+  }
+}
+
+template <class Data, class Decode>
+std::shared_ptr<Data> decode_frame(std::string&& payload, Decode decode, std::optional<otlp::DecodeError>& error) {
+  auto data = std::make_shared<Data>();
+  // The batch's strings are views into the frame: the arena keeps the bytes alive.
+  std::string_view view = data->arena.hold(std::move(payload));
+  error = decode(view.substr(1), *data, otlp::DecodeOptions{});
+  return data;
+}
+
+}  // namespace
+
+DiskSpool::DiskSpool(std::string exporter_id, const config::ElasticsearchExporterConfig::SendingQueue& settings,
+                     queue::MemoryQueue& out, Encode encode)
+    : id_(std::move(exporter_id)),
+      out_(out),
+      encode_(std::move(encode)),
+      disk_(std::make_unique<queue::DiskQueue>(disk_options(settings))) {
+  const auto s = disk_->stats();
+  spdlog::info("exporter {}: disk queue {} opened: {} frames waiting, {} bytes", id_, settings.directory,
+               s.pending_frames, s.size_bytes);
+}
+
+DiskSpool::~DiskSpool() { stop(); }
+
+ConsumeResult DiskSpool::push(pdata::Signal signal, const void* batch) {
+  thread_local std::string frame;  // each producer thread reuses its own frame buffer
+  encode_frame(signal, batch, frame);
+  std::string error;
+  switch (disk_->push(frame, /*wait=*/false, &error)) {
+    case queue::PushResult::kOk:
+      return ConsumeResult::ok();
+    case queue::PushResult::kFull:
+      refused_full_.fetch_add(1, std::memory_order_relaxed);
+      return {ConsumeCode::kUnavailable, "disk queue of exporter " + id_ + " is full", std::chrono::seconds(1),
+              0};
+    case queue::PushResult::kClosed:
+      return {ConsumeCode::kShutdown, "exporter " + id_ + " is shutting down", {}, 0};
+    case queue::PushResult::kError:
+      break;
+  }
+  write_errors_.fetch_add(1, std::memory_order_relaxed);
+  spdlog::error("exporter {}: disk queue write failed: {}", id_, error);
+  return {ConsumeCode::kUnavailable, "disk queue of exporter " + id_ + " cannot write: " + error,
+          std::chrono::seconds(5), 0};
+}
+
+void DiskSpool::start() {
+  reader_ = std::thread([this] { reader_loop(); });
+}
+
+void DiskSpool::stop() {
+  stop_.store(true);
+  if (reader_.joinable()) reader_.join();
+}
+
+void DiskSpool::reader_loop() {
+  queue::DiskQueue::Frame frame;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    if (!disk_->read(frame, std::chrono::milliseconds(100))) continue;
+    const std::uint64_t seq = frame.seq;
+    queue::Entry e;
+    e.delivery = pdata::DeliveryToken::make([this, seq](bool delivered) {
+      if (delivered) {
+        disk_->ack(seq);
+      } else {
+        unsettled_.fetch_add(1, std::memory_order_relaxed);  // stays on disk: resent after a restart
+      }
+    });
+    const auto signal = frame.payload.empty() ? pdata::Signal::Logs : static_cast<pdata::Signal>(frame.payload[0]);
+    std::optional<otlp::DecodeError> error;
+    std::shared_ptr<const void> batch;
+    std::uint64_t events = 0;
+    if (frame.payload.empty() || static_cast<unsigned char>(frame.payload[0]) > 2) {
+      error = otlp::DecodeError{};
+      error->message = "unknown signal tag";
+    } else if (signal == pdata::Signal::Logs) {
+      auto d = decode_frame<pdata::LogsData>(std::move(frame.payload), otlp::decode_logs_proto, error);
+      events = d->record_count();
+      batch = std::move(d);
+    } else if (signal == pdata::Signal::Traces) {
+      auto d =
+          decode_frame<pdata::TracesData>(std::move(frame.payload), otlp::decode_traces_proto, error);
+      events = d->span_count();
+      batch = std::move(d);
+    } else {
+      auto d =
+          decode_frame<pdata::MetricsData>(std::move(frame.payload), otlp::decode_metrics_proto, error);
+      events = d->data_point_count();
+      batch = std::move(d);
+    }
+    if (error) {
+      // The CRC matched, so the bytes are what a producer wrote: not decodable means a bug or
+      // a foreign file. Counted and acknowledged (dropping the token does that), never a stall.
+      bad_frames_.fetch_add(1, std::memory_order_relaxed);
+      spdlog::error("exporter {}: disk queue frame {} cannot be decoded ({}); skipped", id_, seq, error->message);
+      continue;
+    }
+    e.signal = signal;
+    e.items = events;
+    encode_(signal, batch.get(), e);
+    batch.reset();
+    // The senders' queue is small: wait for room rather than reading the disk into memory.
+    while (!stop_.load(std::memory_order_relaxed) &&
+           !out_.push_wait(e, std::chrono::steady_clock::now() + std::chrono::milliseconds(100))) {
+      if (out_.closed()) break;
+    }
+    if (e.delivery) e.delivery->fail();  // not handed over (stopping): stays on disk
+  }
+}
+
+void DiskSpool::collect_metrics(const std::string& l, std::vector<MetricSample>& out) const {
+  const auto s = disk_->stats();
+  auto add = [&](const char* name, double v, const char* help, bool counter = true) {
+    out.push_back({name, l, v, help, counter});
+  };
+  add("tern_exporter_disk_queue_bytes", static_cast<double>(s.size_bytes), "Bytes of the disk queue's segment files",
+      false);
+  add("tern_exporter_disk_queue_frames", static_cast<double>(s.pending_frames),
+      "Frames written and not yet acknowledged", false);
+  add("tern_exporter_disk_queue_segments", static_cast<double>(s.segments), "Segment files", false);
+  add("tern_exporter_disk_queue_written_frames_total", static_cast<double>(s.frames_written), "Frames written");
+  add("tern_exporter_disk_queue_written_bytes_total", static_cast<double>(s.bytes_written), "Bytes written");
+  add("tern_exporter_disk_queue_acked_frames_total", static_cast<double>(s.frames_acked), "Frames acknowledged");
+  add("tern_exporter_disk_queue_fsyncs_total", static_cast<double>(s.fsyncs), "fsync calls");
+  add("tern_exporter_disk_queue_skipped_frames_total", static_cast<double>(s.skipped_frames),
+      "Corrupt frames skipped at recovery");
+  add("tern_exporter_disk_queue_skipped_bytes_total", static_cast<double>(s.skipped_bytes),
+      "Bytes skipped while resynchronizing");
+  add("tern_exporter_disk_queue_bad_frames_total", static_cast<double>(bad_frames_.load()),
+      "Frames that passed the CRC but could not be decoded");
+  add("tern_exporter_disk_queue_full_total", static_cast<double>(refused_full_.load()),
+      "Batches refused because the disk queue was full");
+  add("tern_exporter_disk_queue_write_errors_total", static_cast<double>(write_errors_.load()),
+      "Batches refused because the write failed");
+}
+
+}  // namespace tern::pipeline

@@ -1,0 +1,62 @@
+#pragma once
+// The disk queue in front of an exporter's memory queue (`sending_queue.type: disk`,
+// shared/spec/queues.md).
+//
+// Producers (receiver threads) write each batch as one frame: a signal tag byte and the
+// batch in OTLP protobuf, the compact form. They are answered only after the frame is on
+// disk (fsync, with `sync: batch`), so nothing acknowledged is lost by `kill -9`. One
+// reader loop reads frames back in order, decodes them and runs the exporter's encoder
+// there (early encoding in the reader loop), then hands the encoded entry to the memory
+// queue the senders take from. Each entry carries a delivery token whose release
+// acknowledges its frame on disk; the disk queue persists the acknowledged frontier, so a
+// restart resends exactly what was not settled (duplicates possible, loss not).
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config/config.h"
+#include "pipeline/consumer.h"
+#include "pipeline/exporter_stage.h"
+#include "queue/memory_queue.h"
+
+namespace tern::queue {
+class DiskQueue;
+}
+
+namespace tern::pipeline {
+
+class DiskSpool {
+ public:
+  // Encodes a decoded batch (`const pdata::{Logs,Traces,Metrics}Data*` by signal) into the
+  // entry: the exporter's own early encoder, run on the reader thread.
+  using Encode = std::function<void(pdata::Signal, const void* batch, queue::Entry& out)>;
+
+  // Opens (and recovers) the queue directory; throws queue::DiskQueueError.
+  DiskSpool(std::string exporter_id, const config::ElasticsearchExporterConfig::SendingQueue& settings,
+            queue::MemoryQueue& out, Encode encode);
+  ~DiskSpool();
+
+  // Writes the batch as one frame. kOk once it is durably queued; kUnavailable when the
+  // queue is full (max_size) or the write failed.
+  ConsumeResult push(pdata::Signal signal, const void* batch);
+
+  void start();  // the reader loop
+  void stop();   // stops reading; what is not yet acknowledged stays on disk
+  void collect_metrics(const std::string& labels, std::vector<MetricSample>& out) const;
+
+ private:
+  void reader_loop();
+
+  std::string id_;
+  queue::MemoryQueue& out_;
+  Encode encode_;
+  std::unique_ptr<queue::DiskQueue> disk_;
+  std::thread reader_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> bad_frames_{0}, refused_full_{0}, write_errors_{0}, unsettled_{0};
+};
+
+}  // namespace tern::pipeline

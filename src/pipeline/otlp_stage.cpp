@@ -1,0 +1,333 @@
+#include "pipeline/otlp_stage.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <type_traits>
+
+#include "exporter/otlp/otlp_client.h"
+#include "otlp/proto_codec.h"
+#include "queue/memory_queue.h"
+
+namespace tern::pipeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace ox = exporter::otlp;
+
+constexpr std::uint64_t kDefaultQueueBytes = 256ull << 20;
+constexpr std::uint64_t kDefaultQueueEntries = 1000;  // the Collector's sending_queue.queue_size
+// Merged requests stay below the 4 MiB a gRPC server accepts by default (the Collector's
+// max_recv_msg_size_mib); a single larger request is still sent, alone.
+constexpr std::uint64_t kDefaultRequestBytes = 3ull << 20;
+constexpr unsigned kConsumers = 4;
+constexpr std::chrono::milliseconds kInitialBackoff{100};
+constexpr std::chrono::milliseconds kMaxBackoff{30'000};
+
+const char* item_name(pdata::Signal s) {
+  switch (s) {
+    case pdata::Signal::Logs:
+      return "log records";
+    case pdata::Signal::Traces:
+      return "spans";
+    case pdata::Signal::Metrics:
+      return "data points";
+  }
+  return "items";
+}
+
+// gRPC codes the OTLP spec calls retryable. RESOURCE_EXHAUSTED only with RetryInfo, as
+// the spec says: with it, it is a server's back-pressure (Tern's receiver always sends
+// it); without it, it is e.g. "message larger than max", which no retry can fix.
+bool retryable_grpc(int code, bool has_retry_info) {
+  switch (code) {
+    case 1:   // CANCELLED
+    case 4:   // DEADLINE_EXCEEDED
+    case 10:  // ABORTED
+    case 11:  // OUT_OF_RANGE
+    case 14:  // UNAVAILABLE (also: connection refused)
+    case 15:  // DATA_LOSS
+      return true;
+    case 8:  // RESOURCE_EXHAUSTED
+      return has_retry_info;
+    default:
+      return false;
+  }
+}
+
+// OTLP/HTTP: 429/502/503/504 as the spec says, and no answer at all (-1: connection
+// refused or reset, timeout), which says nothing about the data.
+bool retryable_http(int code) {
+  return code == -1 || code == 429 || code == 502 || code == 503 || code == 504;
+}
+
+// "http://host:port/base/" -> ("http://host:port", "/base").
+std::pair<std::string, std::string> split_url(const std::string& url) {
+  const auto scheme = url.find("://");
+  const auto slash = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  if (slash == std::string::npos) return {url, ""};
+  std::string base = url.substr(slash);
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return {url.substr(0, slash), base};
+}
+
+class OtlpStage final : public ExporterStage {
+ public:
+  OtlpStage(std::string id, const config::OtlpExporterConfig& c, BatchSettings batch)
+      : id_(std::move(id)),
+        http_(c.protocol == config::OtlpExporterConfig::Protocol::kHttp),
+        queue_(queue::MemoryQueueLimits{
+            .max_bytes = kDefaultQueueBytes, .max_items = 0, .max_entries = kDefaultQueueEntries}),
+        batch_(batch) {
+    if (batch_.max_bytes == 0) batch_.max_bytes = kDefaultRequestBytes;
+    options_.protocol = http_ ? ox::Protocol::Http : ox::Protocol::Grpc;
+    options_.gzip = c.compression == config::Compression::kGzip;
+    options_.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(c.timeout);
+    options_.max_retries = 0;  // the stage retries: it can wait for shutdown and count
+    for (const auto& [k, v] : c.headers) options_.headers.emplace_back(k, v);
+    if (http_) {
+      auto [origin, base] = split_url(c.endpoint);
+      options_.endpoint = origin;
+      base_path_ = base;
+    } else {
+      options_.endpoint = c.endpoint;
+    }
+    // Bad endpoints surface here, at build time, not in a consumer thread.
+    (void)make_client(pdata::Signal::Logs);
+  }
+  ~OtlpStage() override { shutdown(std::chrono::milliseconds(0)); }
+
+  void start() override {
+    for (unsigned i = 0; i < kConsumers; ++i) threads_.emplace_back([this] { consume_loop(); });
+  }
+
+  void shutdown(std::chrono::milliseconds timeout) override {
+    if (stopped_.exchange(true)) return;
+    {
+      std::lock_guard l(stop_mu_);
+      stopping_ = true;
+      deadline_ = Clock::now() + timeout;
+    }
+    stop_cv_.notify_all();
+    queue_.close();  // consumers drain what is queued until the deadline, then give up
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    // Never started (or no consumer left): what is still queued is undelivered.
+    std::vector<queue::Entry> left;
+    while (queue_.pop_batch(left, 0, 0, std::chrono::milliseconds(0))) {
+    }
+    for (auto& e : left) give_up(e.signal, e.items, e.delivery ? std::vector{e.delivery} : Tokens{});
+  }
+
+  ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
+    const std::uint64_t n = b ? b->record_count() : 0;
+    return enqueue(pdata::Signal::Logs, std::move(b), n);
+  }
+  ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData> b) override {
+    const std::uint64_t n = b ? b->span_count() : 0;
+    return enqueue(pdata::Signal::Traces, std::move(b), n);
+  }
+  ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData> b) override {
+    const std::uint64_t n = b ? b->data_point_count() : 0;
+    return enqueue(pdata::Signal::Metrics, std::move(b), n);
+  }
+
+  void collect_metrics(std::vector<MetricSample>& out) const override {
+    const std::string l = "exporter=\"" + id_ + "\"";
+    const auto q = queue_.stats();
+    auto add = [&](const char* name, double v, const char* help, bool counter = true) {
+      out.push_back({name, l, v, help, counter});
+    };
+    auto count = [](const std::atomic<std::uint64_t>& a) { return static_cast<double>(a.load()); };
+    add("tern_exporter_queue_size", static_cast<double>(q.entries), "Requests waiting in the sending queue",
+        false);
+    add("tern_exporter_queue_bytes", static_cast<double>(q.bytes), "Bytes held by the sending queue", false);
+    add("tern_exporter_queue_peak_bytes", static_cast<double>(q.peak_bytes), "Most bytes the queue held",
+        false);
+    add("tern_exporter_enqueue_failed_total", static_cast<double>(q.refused_entries),
+        "Requests refused because the queue was full");
+    add("tern_exporter_items_sent_total", count(sent_), "Items (records, spans, data points) accepted");
+    add("tern_exporter_items_rejected_total", count(rejected_),
+        "Items the receiving side refused in a partial success");
+    add("tern_exporter_items_dropped_total", count(dropped_),
+        "Items dropped because the receiving side answered with a permanent error");
+    add("tern_exporter_items_undelivered_total", count(undelivered_),
+        "Items still unsent when the shutdown timeout ran out");
+    add("tern_exporter_requests_total", count(requests_), "OTLP requests sent (retries included)");
+    add("tern_exporter_request_errors_total", count(request_errors_),
+        "OTLP requests that failed (error status or no answer)");
+    add("tern_exporter_retries_total", count(retries_), "OTLP requests re-sent after a retryable failure");
+    add("tern_exporter_bytes_uncompressed_total", count(bytes_), "Request bytes before compression");
+  }
+
+  bool healthy() const override { return !stopped_.load(); }
+
+ private:
+  using Tokens = std::vector<pdata::DeliveryTokenPtr>;
+
+  // One client per signal and consumer thread: clients are single-threaded, and OTLP/HTTP
+  // posts each signal to its own path (gRPC could share one, it is cheap enough not to).
+  struct Clients {
+    std::unique_ptr<ox::OtlpClient> by_signal[3];
+  };
+
+  std::unique_ptr<ox::OtlpClient> make_client(pdata::Signal s) const {
+    ox::OtlpClientOptions o = options_;
+    if (http_) o.url_path = base_path_ + std::string(ox::default_http_path(s));
+    return ox::make_otlp_client(o);
+  }
+
+  template <class Data>
+  ConsumeResult enqueue(pdata::Signal s, std::shared_ptr<Data> batch, std::uint64_t events) {
+    if (!batch || events == 0) return ConsumeResult::ok();
+    if (stopped_.load(std::memory_order_relaxed))
+      return {ConsumeCode::kShutdown, "exporter is shutting down", {}, 0};
+    queue::Entry e;
+    e.signal = s;
+    e.items = events;
+    e.delivery = batch->delivery;  // held until the request is settled
+    std::string& body = e.encoded.data;
+    if constexpr (std::is_same_v<Data, pdata::LogsData>) otlp::encode_logs_proto(*batch, body);
+    if constexpr (std::is_same_v<Data, pdata::TracesData>) otlp::encode_traces_proto(*batch, body);
+    if constexpr (std::is_same_v<Data, pdata::MetricsData>) otlp::encode_metrics_proto(*batch, body);
+    e.bytes = body.capacity();
+    batch.reset();  // only the encoded bytes wait in the queue
+    if (!queue_.try_push(e))
+      return ConsumeResult::retry_later("sending queue of exporter " + id_ + " is full",
+                                        std::chrono::seconds(1));
+    return ConsumeResult::ok();
+  }
+
+  void consume_loop() {
+    Clients clients;
+    std::vector<queue::Entry> entries;
+    std::string merged;
+    Tokens tokens;
+    while (true) {
+      entries.clear();
+      if (!queue_.pop_batch(entries, batch_.max_bytes, batch_.max_items, batch_.timeout)) return;
+      // Consecutive entries of one signal become one request: concatenated protobuf
+      // messages parse as one whose repeated fields (resource_logs, ...) are joined, so
+      // merging costs a memcpy and saves round trips when producers send small batches.
+      for (std::size_t i = 0; i < entries.size();) {
+        const pdata::Signal s = entries[i].signal;
+        std::size_t j = i;
+        std::uint64_t items = 0, size = 0;
+        tokens.clear();
+        for (; j < entries.size() && entries[j].signal == s; ++j) {
+          items += entries[j].items;
+          size += entries[j].encoded.data.size();
+          if (entries[j].delivery) tokens.push_back(std::move(entries[j].delivery));
+        }
+        std::string_view body = entries[i].encoded.data;
+        if (j - i > 1) {
+          merged.clear();
+          merged.reserve(size);
+          for (std::size_t k = i; k < j; ++k) merged += entries[k].encoded.data;
+          body = merged;
+        }
+        auto& client = clients.by_signal[static_cast<std::size_t>(s)];
+        if (!client) client = make_client(s);
+        send(*client, s, body, items, tokens);
+        tokens.clear();  // settled: the producers may hear of it now, not at the next pop
+        for (std::size_t k = i; k < j; ++k) entries[k].encoded = {};  // free early
+        i = j;
+      }
+    }
+  }
+
+  // Sends one request until it is settled: accepted, permanently refused, or given up at
+  // the shutdown deadline.
+  void send(ox::OtlpClient& client, pdata::Signal s, std::string_view body, std::uint64_t items,
+            const Tokens& tokens) {
+    auto backoff = kInitialBackoff;
+    for (bool first = true;; first = false) {
+      if (past_deadline()) return give_up(s, items, tokens);
+      if (!first) retries_.fetch_add(1, std::memory_order_relaxed);
+      requests_.fetch_add(1, std::memory_order_relaxed);
+      bytes_.fetch_add(body.size(), std::memory_order_relaxed);
+      const ox::ExportStatus st = client.export_request(s, body);
+      if (st.ok) {
+        const auto rejected = static_cast<std::uint64_t>(
+            std::clamp<std::int64_t>(st.rejected, 0, static_cast<std::int64_t>(items)));
+        sent_.fetch_add(items - rejected, std::memory_order_relaxed);
+        if (rejected) {
+          rejected_.fetch_add(rejected, std::memory_order_relaxed);
+          spdlog::warn("exporter {}: the receiver rejected {} of {} {}: {}", id_, rejected, items,
+                       item_name(s), st.message);
+        }
+        return;
+      }
+      request_errors_.fetch_add(1, std::memory_order_relaxed);
+      if (!(http_ ? retryable_http(st.code) : retryable_grpc(st.code, st.retry_after.count() > 0))) {
+        // A permanent error is the receiving side's verdict on the data: retrying cannot
+        // help, and the request counts as settled (like an Elasticsearch 400).
+        dropped_.fetch_add(items, std::memory_order_relaxed);
+        spdlog::error("exporter {}: dropping {} {} (permanent error): {}", id_, items, item_name(s),
+                      st.message);
+        return;
+      }
+      const auto wait = st.retry_after.count() > 0 ? st.retry_after : backoff;
+      backoff = std::min(backoff * 2, kMaxBackoff);
+      if (first) {
+        spdlog::warn("exporter {}: {} {} not sent, retrying in {} ms: {}", id_, items, item_name(s),
+                     wait.count(), st.message);
+      } else {
+        spdlog::debug("exporter {}: retrying in {} ms: {}", id_, wait.count(), st.message);
+      }
+      pause_until(Clock::now() + wait);
+    }
+  }
+
+  void give_up(pdata::Signal s, std::uint64_t items, const Tokens& tokens) {
+    for (const auto& t : tokens) t->fail();  // the producer must not consider this data safe
+    undelivered_.fetch_add(items, std::memory_order_relaxed);
+    spdlog::error("exporter {}: {} {} undelivered at shutdown (timeout reached)", id_, items, item_name(s));
+  }
+
+  bool past_deadline() {
+    std::lock_guard l(stop_mu_);
+    return stopping_ && Clock::now() >= deadline_;
+  }
+
+  // Sleeps until `until`, or until shutdown's deadline if that comes first.
+  void pause_until(Clock::time_point until) {
+    std::unique_lock l(stop_mu_);
+    for (;;) {
+      const auto wake = stopping_ ? std::min(until, deadline_) : until;
+      if (Clock::now() >= wake) return;
+      stop_cv_.wait_until(l, wake);  // also woken when shutdown starts: the deadline changed
+    }
+  }
+
+  std::string id_;
+  bool http_;
+  ox::OtlpClientOptions options_;
+  std::string base_path_;  // otlphttp: the endpoint URL's path, before /v1/<signal>
+  queue::MemoryQueue queue_;
+  BatchSettings batch_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stopped_{false};
+
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  Clock::time_point deadline_{};
+
+  std::atomic<std::uint64_t> sent_{0}, rejected_{0}, dropped_{0}, undelivered_{0};
+  std::atomic<std::uint64_t> requests_{0}, request_errors_{0}, retries_{0}, bytes_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<ExporterStage> make_otlp_stage(std::string id, const config::OtlpExporterConfig& c,
+                                               BatchSettings batch) {
+  return std::make_unique<OtlpStage>(std::move(id), c, batch);
+}
+
+}  // namespace tern::pipeline

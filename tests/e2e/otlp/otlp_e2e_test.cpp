@@ -1,0 +1,117 @@
+// Two collectors chained by the OTLP exporter: `tern gen` sends to collector A, whose
+// `otlp` (gRPC) and `otlphttp` exporters forward logs and traces to collector B, which
+// indexes them into `tern sink`. Every generated event arrives exactly once.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <simdjson.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "support/process.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using tern::test::Process;
+
+const std::string kTern = std::string(TERN_BIN_DIR) + "/tern";
+
+std::string port(std::uint16_t p) { return "127.0.0.1:" + std::to_string(p); }
+
+TEST(OtlpChain, GenToCollectorToCollectorToSinkIsExact) {
+  const fs::path dir = fs::temp_directory_path() / ("tern-otlp-e2e-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  Process sink({kTern, "sink", "--listen", "127.0.0.1:0", "--dump", (dir / "dump.ndjson").string()});
+  auto line = sink.wait_for_line("tern sink listening on", std::chrono::seconds(20));
+  ASSERT_TRUE(line) << sink.output();
+  const auto sink_port = *tern::test::parse_listen_port(*line);
+  const auto ports = tern::test::free_ports(4);
+  ASSERT_EQ(ports.size(), 4u);
+  const auto a_grpc = ports[0], b_grpc = ports[1], b_http = ports[2];
+
+  // B: OTLP in (both protocols) -> Elasticsearch (the sink).
+  std::ofstream(dir / "b.yaml")
+      << "receivers:\n  otlp:\n    protocols:\n      grpc:\n        endpoint: " << port(b_grpc)
+      << "\n      http:\n        endpoint: " << port(b_http)
+      << "\nexporters:\n  elasticsearch:\n    endpoints: [http://" << port(sink_port)
+      << "]\n    flush:\n      interval: 50ms\nservice:\n  telemetry:\n    metrics:\n"
+         "      address: 127.0.0.1:0\n  pipelines:\n"
+         "    logs: {receivers: [otlp], exporters: [elasticsearch]}\n"
+         "    traces: {receivers: [otlp], exporters: [elasticsearch]}\n";
+  // A: OTLP/gRPC in -> logs over OTLP/gRPC, traces over OTLP/HTTP, to B.
+  std::ofstream(dir / "a.yaml") << "receivers:\n  otlp:\n    protocols:\n      grpc:\n        endpoint: "
+                                << port(a_grpc) << "\nexporters:\n  otlp:\n    endpoint: " << port(b_grpc)
+                                << "\n    tls:\n      insecure: true\n  otlphttp:\n    endpoint: http://"
+                                << port(b_http)
+                                << "\n    compression: none\nservice:\n  telemetry:\n    metrics:\n"
+                                   "      address: 127.0.0.1:0\n  pipelines:\n"
+                                   "    logs: {receivers: [otlp], exporters: [otlp]}\n"
+                                   "    traces: {receivers: [otlp], exporters: [otlphttp]}\n";
+  Process b({kTern, "run", "-c", (dir / "b.yaml").string()});
+  ASSERT_TRUE(b.wait_for_line("tern run: ready", std::chrono::seconds(20))) << b.output();
+  Process a({kTern, "run", "-c", (dir / "a.yaml").string()});
+  ASSERT_TRUE(a.wait_for_line("tern run: ready", std::chrono::seconds(20))) << a.output();
+
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"logs", "--logs", "150", "--batch-size", "20"},
+        std::vector<std::string>{"traces", "--traces", "30", "--child-spans", "1"}}) {
+    args.insert(args.begin(), {kTern, "gen"});
+    args.insert(args.end(), {"--otlp-insecure", "--otlp-endpoint", port(a_grpc), "--workers", "2"});
+    Process g(args);
+    const auto code = g.wait(std::chrono::seconds(60));
+    ASSERT_TRUE(code) << g.output();
+    ASSERT_EQ(*code, 0) << g.output();
+  }
+
+  // Stopping in order drains each queue into the next hop.
+  a.signal(SIGTERM);
+  EXPECT_EQ(a.wait(std::chrono::seconds(30)), 0) << a.output();
+  b.signal(SIGTERM);
+  EXPECT_EQ(b.wait(std::chrono::seconds(30)), 0) << b.output();
+  sink.signal(SIGTERM);
+  EXPECT_EQ(sink.wait(std::chrono::seconds(30)), 0) << sink.output();
+
+  std::map<std::string, int> by_kind;
+  simdjson::dom::parser parser;
+  std::ifstream f(dir / "dump.ndjson");
+  for (std::string l; std::getline(f, l);) {
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(l).get(doc), simdjson::SUCCESS) << l;
+    const std::string_view index = doc["_index"].get_string().value();
+    ++by_kind[std::string(index.substr(0, index.find('-')))];
+  }
+  EXPECT_EQ(by_kind["logs"], 2 * 150);
+  EXPECT_EQ(by_kind["traces"], 2 * 30 * 2);  // a root and one child per trace
+  EXPECT_EQ(by_kind.size(), 2u);
+  fs::remove_all(dir);
+}
+
+// What this build cannot do is refused up front, never silently downgraded to plaintext.
+TEST(OtlpChain, TlsIsRefusedClearly) {
+  const fs::path dir = fs::temp_directory_path() / ("tern-otlp-e2e-tls-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string head =
+      "receivers:\n  otlp:\n    protocols:\n      grpc:\n        endpoint: 127.0.0.1:0\nexporters:\n";
+  std::ofstream(dir / "grpc.yaml") << head
+                                   << "  otlp:\n    endpoint: 127.0.0.1:4317\nservice:\n  pipelines:\n"
+                                      "    logs: {receivers: [otlp], exporters: [otlp]}\n";
+  std::ofstream(dir / "http.yaml")
+      << head
+      << "  otlphttp:\n    endpoint: https://127.0.0.1:4318\nservice:\n  pipelines:\n"
+         "    logs: {receivers: [otlp], exporters: [otlphttp]}\n";
+  Process run({kTern, "run", "-c", (dir / "grpc.yaml").string()});
+  EXPECT_EQ(run.wait(std::chrono::seconds(30)), 1) << run.output();
+  EXPECT_NE(run.output().find("exporter \"otlp\": TLS is not implemented yet; set tls.insecure: true"),
+            std::string::npos)
+      << run.output();
+  Process validate({kTern, "validate", "-c", (dir / "http.yaml").string()});
+  EXPECT_EQ(validate.wait(std::chrono::seconds(30)), 1) << validate.output();
+  EXPECT_NE(validate.output().find("exporters.otlphttp.endpoint: https is not supported yet"),
+            std::string::npos)
+      << validate.output();
+  fs::remove_all(dir);
+}
+
+}  // namespace
