@@ -84,6 +84,11 @@ int RunLogs(const std::string& processor_name, const std::string& exporter_name,
   std::printf("Average throughput: %s iterations/sec (%s per thread)\n",
               WithCommas(static_cast<std::uint64_t>(rate)).c_str(),
               WithCommas(static_cast<std::uint64_t>(rate / options.threads)).c_str());
+  if (r.worker_cpu_seconds > 0) {
+    std::printf("Worker CPU: %.2fs (%.0f%% of wall time per thread), %s iterations per CPU-second\n",
+                r.worker_cpu_seconds, 100.0 * r.worker_cpu_seconds / (r.elapsed_seconds * options.threads),
+                WithCommas(static_cast<std::uint64_t>(r.total_iterations / r.worker_cpu_seconds)).c_str());
+  }
   if (batch != nullptr) {
     const auto dropped = batch->dropped_count();
     std::printf("Dropped: %s (%.1f%%), exported: %s\n", WithCommas(dropped).c_str(),

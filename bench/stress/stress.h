@@ -15,6 +15,10 @@ struct RunOptions {
 struct RunResult {
   std::uint64_t total_iterations = 0;
   double elapsed_seconds = 0;
+  // CPU time the worker threads got (CLOCK_THREAD_CPUTIME_ID). On a shared machine a
+  // worker may get much less than the wall time; iterations per CPU-second is the
+  // load-independent figure.
+  double worker_cpu_seconds = 0;
 };
 
 // `iteration(thread_index)` is called in a tight loop on each worker thread.

@@ -1,3 +1,5 @@
+#include <time.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -26,7 +28,14 @@ std::string WithCommas(std::uint64_t n) {
 namespace {
 struct alignas(64) Counter {
   std::atomic<std::uint64_t> value{0};
+  double cpu_seconds = 0;  // written by its worker before it exits, read after join
 };
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 }  // namespace
 
 RunResult Run(const RunOptions& options, const std::function<void(unsigned)>& prologue,
@@ -39,11 +48,13 @@ RunResult Run(const RunOptions& options, const std::function<void(unsigned)>& pr
     workers.emplace_back([&, t] {
       if (prologue) prologue(t);
       auto& c = counters[t].value;
+      const double cpu_start = ThreadCpuSeconds();
       while (!stop.load(std::memory_order_relaxed)) {
         iteration(t, ctx);
         // Single writer: a plain load+store instead of a locked add.
         c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       }
+      counters[t].cpu_seconds = ThreadCpuSeconds() - cpu_start;
     });
   }
   auto sum = [&] {
@@ -74,6 +85,7 @@ RunResult Run(const RunOptions& options, const std::function<void(unsigned)>& pr
   RunResult r;
   r.total_iterations = sum();
   r.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const auto& c : counters) r.worker_cpu_seconds += c.cpu_seconds;
   return r;
 }
 

@@ -133,6 +133,20 @@ TEST(BatchProcessorTest, ShutdownTimesOutOnStuckExporterThenDestructorFinishes) 
   EXPECT_EQ(memory->record_count(), 1u);
 }
 
+TEST(BatchProcessorTest, ForceFlushTimesOutOnStuckExporterThenSucceeds) {
+  auto memory = std::make_shared<InMemoryLogRecordExporter>();
+  auto gated = std::make_shared<GatedExporter>(memory);
+  BatchLogRecordProcessor p(gated, Options(8, 1));
+  EmitSeq(p, 0);
+  ASSERT_TRUE(WaitFor([&] { return gated->entered() == 1; }));
+  EmitSeq(p, 1);
+  EXPECT_FALSE(p.ForceFlush(10ms));  // the exporter cannot return while the gate is shut
+  gated->Open();
+  EXPECT_TRUE(p.ForceFlush(20s));  // a timed-out flush leaves the processor usable
+  EXPECT_EQ(memory->record_count(), 2u);
+  EXPECT_EQ(p.dropped_count(), 0u);
+}
+
 TEST(BatchProcessorTest, ConcurrentEmittersAreAllAccountedFor) {
   auto exporter = std::make_shared<InMemoryLogRecordExporter>();
   BatchLogRecordProcessor p(exporter, Options(256, 64, 5ms));

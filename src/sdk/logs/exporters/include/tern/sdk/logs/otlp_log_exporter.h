@@ -1,0 +1,84 @@
+#pragma once
+// OTLP log exporters: OTLP/HTTP (protobuf) and OTLP/gRPC, built on Tern's OTLP encoder
+// and clients (the ones `tern gen` uses). Header-light on purpose: no pdata, Beast or
+// gRPC types leak out of this file.
+//
+// Export is const and thread-safe without a lock: the batch is encoded on the calling
+// thread, then sent on a connection leased from a small lock-free pool (a Tern OTLP
+// client owns one connection and is single-threaded, so each sender gets its own).
+// ExportAsync encodes on the caller, sends on a short-lived sender thread and calls
+// `done` there; past max_concurrent_exports in flight it sends on the caller instead
+// (back-pressure rather than an unbounded number of threads).
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tern/sdk/logs/exporter.h"
+
+namespace tern::sdk::logs {
+
+struct OtlpLogExporterOptions {
+  // "host:port"; for HTTP also "http://host:port[/path]". Defaults: the OTLP ports on localhost.
+  std::string endpoint;
+  std::string url_path;  // HTTP only; empty: the endpoint's path, else /v1/logs
+  bool gzip = false;
+  std::vector<std::pair<std::string, std::string>> headers;  // HTTP headers / gRPC metadata
+  std::chrono::milliseconds timeout{10'000};                 // per attempt
+  int max_retries = 2;              // on 429/502/503/504 (HTTP) or UNAVAILABLE/RESOURCE_EXHAUSTED (gRPC)
+  std::size_t max_connections = 4;  // pooled connections (at most 16); extra senders connect once
+  std::size_t max_concurrent_exports = 4;  // ExportAsync sender threads in flight
+};
+
+// Counters, all monotonic.
+struct OtlpLogExporterStats {
+  std::uint64_t exported_records = 0;  // acknowledged by the server
+  std::uint64_t failed_records = 0;    // in requests that failed
+  std::uint64_t rejected_records = 0;  // partial success: rejected by the server
+  std::uint64_t requests = 0;
+};
+
+class OtlpLogExporter : public AsyncLogRecordExporter {
+ public:
+  ~OtlpLogExporter()
+      override;  // waits for exports still in flight (their callbacks may use the caller's objects)
+  OtlpLogExporter(const OtlpLogExporter&) = delete;
+  OtlpLogExporter& operator=(const OtlpLogExporter&) = delete;
+
+  // Encodes and sends on the calling thread. kFailure when the request failed or the
+  // server rejected some records (partial success), or after Shutdown.
+  ExportResult Export(const LogRecordBatchView& batch) const noexcept override;
+  void ExportAsync(const LogRecordBatchView& batch, ExportCallback done) const override;
+  // Waits until no export (synchronous or asynchronous) is in flight; false on timeout.
+  bool ForceFlush(std::chrono::milliseconds timeout) const noexcept override;
+  // Later exports fail; waits for the ones in flight (false on timeout).
+  bool Shutdown(std::chrono::milliseconds timeout) const noexcept override;
+
+  OtlpLogExporterStats stats() const;
+
+  struct State;  // shared with sender threads, so it outlives a destroyed exporter
+
+ protected:
+  // Throws std::invalid_argument for an endpoint that cannot be parsed.
+  OtlpLogExporter(OtlpLogExporterOptions options, bool grpc);
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+// OTLP/HTTP with protobuf bodies (POST <endpoint>/v1/logs). Default endpoint localhost:4318.
+class OtlpHttpLogExporter final : public OtlpLogExporter {
+ public:
+  explicit OtlpHttpLogExporter(OtlpLogExporterOptions options = {});
+};
+
+// OTLP/gRPC (LogsService/Export, plaintext). Default endpoint localhost:4317.
+class OtlpGrpcLogExporter final : public OtlpLogExporter {
+ public:
+  explicit OtlpGrpcLogExporter(OtlpLogExporterOptions options = {});
+};
+
+}  // namespace tern::sdk::logs

@@ -1,0 +1,204 @@
+#include "tern/sdk/logs/otlp_log_exporter.h"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <thread>
+
+#include "exporter/otlp/otlp_client.h"
+#include "otlp/proto_codec.h"
+#include "slot_pool.h"
+#include "to_pdata.h"
+
+namespace tern::sdk::logs {
+
+namespace otlp = tern::exporter::otlp;
+
+struct OtlpLogExporter::State {
+  State(otlp::OtlpClientOptions o, std::size_t connections, std::size_t concurrent)
+      : client_options(std::move(o)),
+        pool(connections, [this] { return otlp::make_otlp_client(client_options); }),
+        max_concurrent(concurrent == 0 ? 1 : concurrent) {}
+
+  // Sends on a pooled connection and counts the outcome.
+  ExportResult Send(std::string_view body, std::size_t records) noexcept {
+    requests.fetch_add(1, std::memory_order_relaxed);
+    try {
+      auto client = pool.Acquire();
+      const otlp::ExportStatus st = client->export_request(pdata::Signal::Logs, body);
+      if (st.ok && st.rejected == 0) {
+        exported.fetch_add(records, std::memory_order_relaxed);
+        return ExportResult::kSuccess;
+      }
+      if (st.ok) {  // partial success: the rest was accepted
+        rejected.fetch_add(static_cast<std::uint64_t>(st.rejected), std::memory_order_relaxed);
+        exported.fetch_add(records - std::min<std::uint64_t>(records, st.rejected),
+                           std::memory_order_relaxed);
+        return ExportResult::kFailure;
+      }
+    } catch (...) {  // a client that cannot be created or throws: a failed export
+    }
+    failed.fetch_add(records, std::memory_order_relaxed);
+    return ExportResult::kFailure;
+  }
+
+  // Every export, synchronous or not, is counted in `in_flight` from before its shutdown
+  // check until it is done, so Shutdown and ForceFlush can wait for it. Both sides are
+  // seq_cst (store then load, in opposite orders), so either Shutdown sees the export
+  // in flight, or the export sees the shutdown and fails.
+  bool Enter() noexcept {
+    in_flight.fetch_add(1);
+    if (!shut_down.load()) return true;
+    Leave();
+    return false;
+  }
+  void Leave() noexcept {
+    in_flight.fetch_sub(1);
+    in_flight.notify_all();
+  }
+  struct Leaving {
+    explicit Leaving(State& s) : state(&s) {}
+    ~Leaving() {
+      if (state != nullptr) state->Leave();
+    }
+    Leaving(const Leaving&) = delete;
+    Leaving& operator=(const Leaving&) = delete;
+    void Release() { state = nullptr; }
+    State* state;
+  };
+
+  bool WaitIdle(std::chrono::milliseconds timeout) const noexcept {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    // Polling is fine here: flush and shutdown are rare, and std::atomic::wait has no timeout.
+    while (in_flight.load() != 0) {  // seq_cst: see Enter
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+  }
+
+  const otlp::OtlpClientOptions client_options;
+  detail::SlotPool<otlp::OtlpClient> pool;
+  const std::size_t max_concurrent;
+  std::atomic<std::size_t> in_flight{0};       // exports in progress (sync and async)
+  std::atomic<std::size_t> sender_threads{0};  // ExportAsync sender threads running
+  std::atomic<bool> shut_down{false};
+  std::atomic<std::uint64_t> exported{0}, failed{0}, rejected{0}, requests{0};
+};
+
+namespace {
+
+otlp::OtlpClientOptions ClientOptions(const OtlpLogExporterOptions& o, bool grpc) {
+  otlp::OtlpClientOptions c;
+  c.protocol = grpc ? otlp::Protocol::Grpc : otlp::Protocol::Http;
+  c.endpoint = !o.endpoint.empty() ? o.endpoint : (grpc ? "localhost:4317" : "localhost:4318");
+  c.url_path = o.url_path;
+  c.encoding = otlp::Encoding::Proto;
+  c.gzip = o.gzip;
+  c.headers = o.headers;
+  c.timeout = o.timeout;
+  c.max_retries = o.max_retries;
+  return c;
+}
+
+void Encode(const LogRecordBatchView& batch, std::string& out) {
+  pdata::LogsData data;
+  detail::ToPdata(batch, data);
+  tern::otlp::encode_logs_proto(data, out);
+}
+
+}  // namespace
+
+OtlpLogExporter::OtlpLogExporter(OtlpLogExporterOptions options, bool grpc)
+    : state_(std::make_shared<State>(ClientOptions(options, grpc), options.max_connections,
+                                     options.max_concurrent_exports)) {
+  // Connecting is lazy, so this only parses the endpoint: a bad one fails here, not at
+  // the first export.
+  otlp::make_otlp_client(state_->client_options);
+}
+
+OtlpLogExporter::~OtlpLogExporter() {
+  // Sender threads own a reference to the state, but `done` callbacks may point into the
+  // caller's objects: do not return while one can still run.
+  for (auto n = state_->in_flight.load(); n != 0; n = state_->in_flight.load()) state_->in_flight.wait(n);
+}
+
+ExportResult OtlpLogExporter::Export(const LogRecordBatchView& batch) const noexcept {
+  if (!state_->Enter()) return ExportResult::kFailure;
+  State::Leaving leave{*state_};
+  if (batch.empty()) return ExportResult::kSuccess;
+  try {
+    // The request buffer is reused by every export on this thread (it is only used
+    // within one call, so sharing it between exporter instances is safe).
+    thread_local std::string body;
+    body.clear();
+    Encode(batch, body);
+    return state_->Send(body, batch.size());
+  } catch (...) {  // allocation failure while encoding
+    state_->failed.fetch_add(batch.size(), std::memory_order_relaxed);
+    return ExportResult::kFailure;
+  }
+}
+
+void OtlpLogExporter::ExportAsync(const LogRecordBatchView& batch, ExportCallback done) const {
+  if (!state_->Enter()) {
+    done(ExportResult::kFailure);
+    return;
+  }
+  std::optional<State::Leaving> leave(std::in_place, *state_);  // handed to the sender thread if one starts
+  if (batch.empty()) {
+    done(ExportResult::kSuccess);
+    return;
+  }
+  // Shared, so that the caller can still send it if no sender thread can be started.
+  auto body = std::make_shared<std::string>();
+  try {
+    Encode(batch, *body);  // the view is only valid during this call
+  } catch (...) {
+    state_->failed.fetch_add(batch.size(), std::memory_order_relaxed);
+    done(ExportResult::kFailure);
+    return;
+  }
+  const std::size_t records = batch.size();
+  if (state_->sender_threads.fetch_add(1, std::memory_order_relaxed) < state_->max_concurrent) {
+    try {
+      std::thread([state = state_, body, records, done] {
+        const ExportResult result = state->Send(*body, records);
+        try {
+          done(result);
+        } catch (...) {  // a throwing callback must not take the process down with this thread
+        }
+        state->sender_threads.fetch_sub(1, std::memory_order_relaxed);
+        state->Leave();  // last: ForceFlush returning true means the callback has run
+      }).detach();
+      leave->Release();  // the thread leaves for us
+      return;
+    } catch (const std::system_error&) {  // no thread available: send here instead
+    }
+  }
+  state_->sender_threads.fetch_sub(1, std::memory_order_relaxed);
+  done(state_->Send(*body, records));
+}
+
+bool OtlpLogExporter::ForceFlush(std::chrono::milliseconds timeout) const noexcept {
+  return state_->WaitIdle(timeout);
+}
+
+bool OtlpLogExporter::Shutdown(std::chrono::milliseconds timeout) const noexcept {
+  state_->shut_down.store(true);  // seq_cst: pairs with Enter (see there)
+  return state_->WaitIdle(timeout);
+}
+
+OtlpLogExporterStats OtlpLogExporter::stats() const {
+  return {state_->exported.load(std::memory_order_relaxed), state_->failed.load(std::memory_order_relaxed),
+          state_->rejected.load(std::memory_order_relaxed), state_->requests.load(std::memory_order_relaxed)};
+}
+
+OtlpHttpLogExporter::OtlpHttpLogExporter(OtlpLogExporterOptions options)
+    : OtlpLogExporter(std::move(options), /*grpc=*/false) {}
+
+OtlpGrpcLogExporter::OtlpGrpcLogExporter(OtlpLogExporterOptions options)
+    : OtlpLogExporter(std::move(options), /*grpc=*/true) {}
+
+}  // namespace tern::sdk::logs

@@ -1,0 +1,248 @@
+// The OTLP/HTTP and OTLP/gRPC log exporters against recording in-test servers on
+// loopback: what arrives is decoded with Tern's OTLP decoder and checked field by field.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "exporter/otlp/test_servers.h"
+#include "otlp/proto_codec.h"
+#include "sdk/exporter_test_util.h"
+#include "support/process.h"
+#include "tern/sdk/logs/batch_processor.h"
+#include "tern/sdk/logs/logger.h"
+#include "tern/sdk/logs/otlp_log_exporter.h"
+
+namespace tern::sdk::logs {
+namespace {
+
+using testing::BatchBuilder;
+
+pdata::LogsData Decode(const std::string& body) {
+  pdata::LogsData d;
+  auto err = tern::otlp::decode_logs_proto(body, d);
+  EXPECT_FALSE(err.has_value());
+  return d;
+}
+
+std::size_t DecodedRecords(const tern::test::RecordingStore& store) {
+  std::size_t n = 0;
+  for (const auto& r : store.requests()) n += Decode(r.body).record_count();
+  return n;
+}
+
+OtlpLogExporterOptions Options(const std::string& endpoint) {
+  OtlpLogExporterOptions o;
+  o.endpoint = endpoint;
+  o.timeout = std::chrono::seconds(10);
+  o.max_retries = 0;
+  return o;
+}
+
+TEST(OtlpHttpLogExporterTest, OneRequestPerBatchWithEveryField) {
+  tern::test::RecordingHttpServer server;
+  auto o = Options(server.endpoint());
+  o.headers = {{"X-Test", "sdk"}};
+  OtlpHttpLogExporter exporter(o);
+  BatchBuilder b;
+  b.Add(4, "http", /*run=*/2);  // scopes a, a, b, b
+  b.resource().schema_url = "https://opentelemetry.io/schemas/1.24.0";
+  ASSERT_EQ(exporter.Export(b.View()), ExportResult::kSuccess);
+
+  auto reqs = server.store().requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].path, "/v1/logs");
+  EXPECT_EQ(reqs[0].headers.at("content-type"), "application/x-protobuf");
+  EXPECT_EQ(reqs[0].headers.at("x-test"), "sdk");
+  pdata::LogsData d = Decode(reqs[0].body);
+  ASSERT_EQ(d.resource_logs.size(), 1u);
+  const auto& rl = d.resource_logs[0];
+  EXPECT_EQ(rl.schema_url, "https://opentelemetry.io/schemas/1.24.0");
+  EXPECT_EQ(pdata::find_attribute(rl.resource.attributes, "service.name")->string_value, "sdk-test");
+  EXPECT_EQ(pdata::find_attribute(rl.resource.attributes, "host.id")->int_value, 7);
+  ASSERT_EQ(rl.scope_logs.size(), 2u);
+  EXPECT_EQ(rl.scope_logs[0].scope.name, "scope.a");
+  EXPECT_EQ(rl.scope_logs[1].scope.name, "scope.b");
+  EXPECT_EQ(rl.scope_logs[1].scope.version, "2.0");
+  ASSERT_EQ(rl.scope_logs[0].log_records.size(), 2u);
+  ASSERT_EQ(rl.scope_logs[1].log_records.size(), 2u);
+  const auto& rec = rl.scope_logs[1].log_records[1];  // record 3
+  EXPECT_EQ(rec.time_unix_nano, 1'700'000'000'000'000'003ULL);
+  EXPECT_NE(rec.observed_time_unix_nano, 0u);
+  EXPECT_EQ(rec.severity_number, 13);
+  EXPECT_EQ(rec.severity_text, "WARN");
+  EXPECT_EQ(rec.body.kind, pdata::ValueKind::String);
+  EXPECT_EQ(rec.body.string_value, "record 3");
+  EXPECT_EQ(rec.event_name, "sdk.test");
+  EXPECT_EQ(rec.trace_id[15], 3);
+  EXPECT_EQ(rec.span_id[7], 1);
+  EXPECT_EQ(rec.flags, 1u);
+  ASSERT_EQ(rec.attributes.size(), 4u);
+  EXPECT_EQ(pdata::find_attribute(rec.attributes, "seq")->int_value, 3);
+  EXPECT_EQ(pdata::find_attribute(rec.attributes, "tag")->string_value, "http");
+  EXPECT_DOUBLE_EQ(pdata::find_attribute(rec.attributes, "ratio")->double_value, 0.5);
+  EXPECT_TRUE(pdata::find_attribute(rec.attributes, "flag")->bool_value);
+  EXPECT_EQ(exporter.stats().exported_records, 4u);
+  EXPECT_EQ(exporter.stats().requests, 1u);
+}
+
+TEST(OtlpHttpLogExporterTest, AsyncEncodesBeforeReturningAndCompletesLater) {
+  tern::test::RecordingHttpServer server;
+  OtlpHttpLogExporter exporter(Options(server.endpoint()));
+  std::future<ExportResult> f;
+  {
+    BatchBuilder b;
+    b.Add(3);
+    f = exporter.ExportFuture(b.View());
+  }  // the batch and every string it points to are gone before the send completes
+  EXPECT_EQ(f.get(), ExportResult::kSuccess);
+  auto reqs = server.store().requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  pdata::LogsData d = Decode(reqs[0].body);
+  ASSERT_EQ(d.record_count(), 3u);
+  EXPECT_EQ(d.resource_logs[0].scope_logs[0].log_records[2].body.string_value, "record 2");
+  EXPECT_TRUE(exporter.ForceFlush(std::chrono::seconds(10)));
+}
+
+TEST(OtlpHttpLogExporterTest, ConcurrentSyncAndAsyncExportsAllArrive) {
+  tern::test::RecordingHttpServer server;
+  auto o = Options(server.endpoint());
+  o.max_connections = 2;         // fewer connections than threads: some use a one-off connection
+  o.max_concurrent_exports = 2;  // and some async exports run on the caller
+  OtlpHttpLogExporter exporter(o);
+  constexpr int kThreads = 6, kExports = 20, kPerBatch = 5;
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kExports; ++i) {
+        BatchBuilder b;
+        b.Add(kPerBatch);
+        if ((t + i) % 2 == 0) {
+          if (exporter.Export(b.View()) == ExportResult::kSuccess) ok.fetch_add(1);
+        } else {
+          exporter.ExportAsync(b.View(), [&](ExportResult r) {
+            if (r == ExportResult::kSuccess) ok.fetch_add(1);
+          });
+        }
+      }
+    });
+  for (auto& th : threads) th.join();
+  ASSERT_TRUE(exporter.ForceFlush(std::chrono::seconds(60)));
+  EXPECT_EQ(ok.load(), kThreads * kExports);
+  EXPECT_EQ(server.store().size(), static_cast<std::size_t>(kThreads * kExports));
+  EXPECT_EQ(DecodedRecords(server.store()), static_cast<std::size_t>(kThreads * kExports * kPerBatch));
+  EXPECT_EQ(exporter.stats().exported_records, static_cast<std::uint64_t>(kThreads * kExports * kPerBatch));
+}
+
+TEST(OtlpHttpLogExporterTest, ErrorStatusAndPartialSuccessAreFailures) {
+  tern::test::RecordingHttpServer server;
+  OtlpHttpLogExporter exporter(Options(server.endpoint()));
+  BatchBuilder b;
+  b.Add(5);
+  server.script({{400, "", {}}});
+  EXPECT_EQ(exporter.Export(b.View()), ExportResult::kFailure);
+  EXPECT_EQ(exporter.stats().failed_records, 5u);
+  // ExportLogsServiceResponse{partial_success{rejected_log_records: 3, error_message: "bad"}}
+  const std::string ps = std::string("\x08\x03\x12\x03", 4) + "bad";
+  server.script({{200, std::string("\x0a") + static_cast<char>(ps.size()) + ps, {}}});
+  EXPECT_EQ(exporter.Export(b.View()), ExportResult::kFailure);
+  EXPECT_EQ(exporter.stats().rejected_records, 3u);
+  EXPECT_EQ(exporter.stats().exported_records, 2u);
+  EXPECT_EQ(exporter.Export(b.View()), ExportResult::kSuccess);  // the default answer: 200
+}
+
+TEST(OtlpHttpLogExporterTest, RefusedConnectionIsAFailureNotACrash) {
+  const auto ports = tern::test::free_ports(1);
+  ASSERT_EQ(ports.size(), 1u);
+  auto o = Options("127.0.0.1:" + std::to_string(ports[0]));
+  o.timeout = std::chrono::seconds(2);
+  OtlpHttpLogExporter exporter(o);
+  BatchBuilder b;
+  b.Add(2);
+  EXPECT_EQ(exporter.Export(b.View()), ExportResult::kFailure);
+  EXPECT_EQ(exporter.ExportFuture(b.View()).get(), ExportResult::kFailure);
+  EXPECT_EQ(exporter.stats().failed_records, 4u);
+}
+
+TEST(OtlpHttpLogExporterTest, BadEndpointThrowsAtConstruction) {
+  OtlpLogExporterOptions o;
+  o.endpoint = "localhost:notaport";
+  EXPECT_THROW(OtlpHttpLogExporter{o}, std::invalid_argument);
+}
+
+TEST(OtlpHttpLogExporterTest, ShutdownFailsLaterExports) {
+  tern::test::RecordingHttpServer server;
+  OtlpHttpLogExporter exporter(Options(server.endpoint()));
+  BatchBuilder b;
+  b.Add(1);
+  auto pending = exporter.ExportFuture(b.View());
+  EXPECT_TRUE(exporter.Shutdown(std::chrono::seconds(30)));  // waits for the one in flight
+  EXPECT_EQ(pending.wait_for(std::chrono::seconds(0)), std::future_status::ready);
+  EXPECT_EQ(pending.get(), ExportResult::kSuccess);
+  EXPECT_EQ(exporter.Export(b.View()), ExportResult::kFailure);
+  EXPECT_EQ(exporter.ExportFuture(b.View()).get(), ExportResult::kFailure);
+  EXPECT_EQ(server.store().size(), 1u);
+}
+
+TEST(OtlpHttpLogExporterTest, BatchProcessorFromManyThreadsDeliversEveryRecord) {
+  tern::test::RecordingHttpServer server;
+  auto exporter = std::make_shared<OtlpHttpLogExporter>(Options(server.endpoint()));
+  BatchLogRecordProcessorOptions po;
+  po.max_queue_size = 8192;  // above what the emitters produce: nothing is dropped
+  po.max_export_batch_size = 100;
+  auto processor = std::make_unique<BatchLogRecordProcessor>(exporter, po);
+  const auto* proc = processor.get();
+  LoggerProvider provider(Resource{{"service.name", "batch"}}, std::move(processor));
+  Logger& logger = provider.GetLogger("emitter");
+  constexpr int kThreads = 4, kPerThread = 500;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPerThread; ++i) {
+        LogRecord r;
+        r.SetBody("hello").AddAttribute("i", i);
+        logger.Emit(r);
+      }
+    });
+  for (auto& th : threads) th.join();
+  ASSERT_TRUE(provider.Shutdown(std::chrono::seconds(60)));
+  EXPECT_EQ(proc->dropped_count(), 0u);
+  EXPECT_EQ(DecodedRecords(server.store()), static_cast<std::size_t>(kThreads * kPerThread));
+}
+
+TEST(OtlpGrpcLogExporterTest, SendsToTheLogsServiceWithMetadata) {
+  tern::test::RecordingGrpcServer server;
+  auto o = Options(server.endpoint());
+  o.headers = {{"x-test", "grpc"}};
+  OtlpGrpcLogExporter exporter(o);
+  BatchBuilder b;
+  b.Add(6, "grpc");
+  EXPECT_EQ(exporter.Export(b.View()), ExportResult::kSuccess);
+  EXPECT_EQ(exporter.ExportFuture(b.View()).get(), ExportResult::kSuccess);
+  auto reqs = server.store().requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  for (const auto& r : reqs) {
+    EXPECT_EQ(r.path, "/opentelemetry.proto.collector.logs.v1.LogsService/Export");
+    EXPECT_EQ(r.headers.at("x-test"), "grpc");
+    pdata::LogsData d = Decode(r.body);
+    ASSERT_EQ(d.record_count(), 6u);
+    const auto& rec = d.resource_logs[0].scope_logs[0].log_records[5];
+    EXPECT_EQ(rec.body.string_value, "record 5");
+    EXPECT_EQ(pdata::find_attribute(rec.attributes, "tag")->string_value, "grpc");
+  }
+  EXPECT_EQ(exporter.stats().exported_records, 12u);
+}
+
+TEST(OtlpGrpcLogExporterTest, ErrorStatusIsAFailure) {
+  tern::test::RecordingGrpcServer server(grpc::StatusCode::INVALID_ARGUMENT);
+  OtlpGrpcLogExporter exporter(Options(server.endpoint()));
+  BatchBuilder b;
+  b.Add(2);
+  EXPECT_EQ(exporter.Export(b.View()), ExportResult::kFailure);
+  EXPECT_EQ(exporter.ExportFuture(b.View()).get(), ExportResult::kFailure);
+  EXPECT_EQ(exporter.stats().failed_records, 4u);
+}
+
+}  // namespace
+}  // namespace tern::sdk::logs
