@@ -1,16 +1,19 @@
 // Elasticsearch otel-mode encoder. This hand-written serializer is Tern's edge:
-// documents go byte by byte from pdata into the bulk body, with cached
-// resource/scope fragments, table-driven escaping and no intermediate tree, so
-// the steady state allocates nothing and costs little more than a memcpy.
+// documents go from pdata straight into the bulk body through a JsonWriter
+// (raw pointer, chunked growth, SSE2 escaping), with the parts that are the
+// same for every record of a scope written once per scope: the action line,
+// the data_stream object and the resource/scope objects. The steady state
+// allocates nothing.
 #include "encoding/elasticsearch/encoder.h"
 
 #include <xxhash.h>
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstring>
+
+#include "encoding/elasticsearch/json_writer.h"
 
 namespace tern::encoding::es {
 namespace {
@@ -24,222 +27,162 @@ constexpr std::uint32_t kNone = 0xffffffffu;
 // Deeper AnyValue nesting is written as null: bounds recursion on hostile input.
 constexpr int kMaxDepth = 64;
 
-// 0: copy as is, 1: escape, 2: start of a multi-byte UTF-8 sequence (validate).
-constexpr std::array<std::uint8_t, 256> kEscape = [] {
-  std::array<std::uint8_t, 256> t{};
-  for (int i = 0; i < 0x20; ++i) t[i] = 1;
-  t['"'] = 1;
-  t['\\'] = 1;
-  for (int i = 0x80; i < 0x100; ++i) t[i] = 2;
-  return t;
-}();
-
-constexpr char kHex[] = "0123456789abcdef";
-
-// Length of the valid UTF-8 sequence at p (n bytes left), or 0 if invalid
-// (overlong, surrogate, > U+10FFFF, truncated).
-inline std::size_t utf8_len(const unsigned char* p, std::size_t n) {
-  const unsigned c = p[0];
-  auto cont = [&](std::size_t i) { return i < n && (p[i] & 0xC0) == 0x80; };
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (n < 3 || !cont(1) || !cont(2)) return 0;
-    if (c == 0xE0 && p[1] < 0xA0) return 0;
-    if (c == 0xED && p[1] > 0x9F) return 0;
-    return 3;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (n < 4 || !cont(1) || !cont(2) || !cont(3)) return 0;
-    if (c == 0xF0 && p[1] < 0x90) return 0;
-    if (c == 0xF4 && p[1] > 0x8F) return 0;
-    return 4;
-  }
-  return 0;
+// `key` then the id in hex, unless the id is all zero. Room: K + 2 * N + 2.
+template <std::size_t K, std::size_t N>
+char* id_field(char* d, const char (&key)[K], const std::array<std::uint8_t, N>& id) {
+  if (pdata::is_zero(id)) return d;
+  d = json::lit(d, key);
+  *d++ = '"';
+  d = json::hex(d, id.data(), N);
+  *d++ = '"';
+  return d;
+}
+template <std::size_t K, std::size_t N>
+void id_field(JsonWriter& w, const char (&key)[K], const std::array<std::uint8_t, N>& id) {
+  w.done(id_field(w.at(K + 2 * N + 2), key, id));
 }
 
-void escape_into(std::string& o, std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const std::size_t n = s.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const std::size_t start = i;
-    // Eight bytes at a time while none needs escaping or UTF-8 validation.
-    while (i + 8 <= n) {
-      std::uint64_t x;
-      std::memcpy(&x, p + i, 8);
-      constexpr std::uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-      const std::uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-      const std::uint64_t special =
-          ((x - ones * 0x20) | (q - ones) | (b - ones)) & ~x & high;  // < 0x20, '"', '\\'
-      if ((special | (x & high)) != 0) break;
-      i += 8;
-    }
-    while (i < n && kEscape[p[i]] == 0) ++i;
-    o.append(s.data() + start, i - start);
-    if (i == n) break;
-    const unsigned char c = p[i];
-    if (kEscape[c] == 1) {
-      switch (c) {
-        case '"':
-          o.append("\\\"", 2);
-          break;
-        case '\\':
-          o.append("\\\\", 2);
-          break;
-        case '\n':
-          o.append("\\n", 2);
-          break;
-        case '\r':
-          o.append("\\r", 2);
-          break;
-        case '\t':
-          o.append("\\t", 2);
-          break;
-        case '\b':
-          o.append("\\b", 2);
-          break;
-        case '\f':
-          o.append("\\f", 2);
-          break;
-        default: {
-          const char u[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-          o.append(u, 6);
-        }
-      }
-      ++i;
-    } else {
-      const std::size_t len = utf8_len(p + i, n - i);
-      if (len == 0) {
-        o.append("\xEF\xBF\xBD", 3);  // U+FFFD for each invalid byte
-        ++i;
-      } else {
-        o.append(s.data() + i, len);
-        i += len;
-      }
-    }
+// `key` (a literal ending in ':') then `s` as a JSON string, in one reservation when short.
+template <std::size_t K>
+void string_field(JsonWriter& w, const char (&key)[K], std::string_view s) {
+  if (s.size() <= json::kInlineString) {
+    w.done(json::string(json::lit(w.at(K + json::string_room(s.size())), key), s));
+  } else {
+    w.lit(key);
+    w.string(s);
   }
 }
 
-inline void str(std::string& o, std::string_view s) {
-  o.push_back('"');
-  escape_into(o, s);
-  o.push_back('"');
-}
-
-template <class Int>
-inline void integer(std::string& o, Int v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  o.append(buf, static_cast<std::size_t>(r.ptr - buf));
-}
-
-void hex(std::string& o, const std::uint8_t* p, std::size_t n) {
-  const std::size_t at = o.size();
-  o.resize(at + n * 2);
-  char* d = o.data() + at;
-  for (std::size_t i = 0; i < n; ++i) {
-    d[2 * i] = kHex[p[i] >> 4];
-    d[2 * i + 1] = kHex[p[i] & 15];
-  }
-}
-
-template <std::size_t N>
-void id_field(std::string& o, std::string_view key, const std::array<std::uint8_t, N>& id) {
-  if (pdata::is_zero(id)) return;
-  o.append(key);
-  o.push_back('"');
-  hex(o, id.data(), N);
-  o.push_back('"');
-}
-
-// "<epoch_ms>.<6-digit ns remainder>" (the zero-padded rule, used everywhere).
-void timestamp(std::string& o, std::uint64_t ns) {
-  o.push_back('"');
-  integer(o, ns / 1000000);
-  std::uint32_t rem = static_cast<std::uint32_t>(ns % 1000000);
-  char buf[7];
-  buf[0] = '.';
-  for (int i = 6; i >= 1; --i) {
-    buf[i] = static_cast<char>('0' + rem % 10);
-    rem /= 10;
-  }
-  o.append(buf, 7);
-  o.push_back('"');
-}
-
-inline void field(std::string& o, bool& first, std::string_view quoted_key_colon) {
-  if (!first) o.push_back(',');
+// Writes `,` unless this is the object's first field, then the key text.
+template <std::size_t K>
+inline void field(JsonWriter& w, bool& first, const char (&quoted_key_colon)[K]) {
+  if (!first) w.put(',');
   first = false;
-  o.append(quoted_key_colon);
+  w.lit(quoted_key_colon);
 }
 
-void write_value(std::string& o, const AnyValue& v, int depth);
+void write_value(JsonWriter& w, const AnyValue& v, int depth);
 
-void write_kvlist(std::string& o, const pdata::Vec<KeyValue>* kv, int depth) {
-  o.push_back('{');
+void write_kvlist(JsonWriter& w, const pdata::Vec<KeyValue>* kv, int depth) {
+  w.put('{');
   if (kv) {
     bool first = true;
     for (const auto& e : *kv) {
-      if (!first) o.push_back(',');
+      if (!first) w.put(',');
       first = false;
-      str(o, e.key);
-      o.push_back(':');
-      write_value(o, e.value, depth + 1);
+      w.string(e.key);
+      w.put(':');
+      write_value(w, e.value, depth + 1);
     }
   }
-  o.push_back('}');
+  w.put('}');
 }
 
-void write_array(std::string& o, const pdata::Vec<AnyValue>* a, int depth) {
-  o.push_back('[');
+void write_array(JsonWriter& w, const pdata::Vec<AnyValue>* a, int depth) {
+  w.put('[');
   if (a) {
     bool first = true;
     for (const auto& e : *a) {
-      if (!first) o.push_back(',');
+      if (!first) w.put(',');
       first = false;
-      write_value(o, e, depth + 1);
+      write_value(w, e, depth + 1);
     }
   }
-  o.push_back(']');
+  w.put(']');
 }
 
-void write_value(std::string& o, const AnyValue& v, int depth) {
+// Room a scalar value needs on the pointer path; 0 for values that take the
+// writer path (arrays, maps, strings longer than json::kInlineString).
+inline std::size_t scalar_room(const AnyValue& v) {
+  switch (v.kind) {
+    case ValueKind::String:
+      return v.string_value.size() <= json::kInlineString ? json::string_room(v.string_value.size()) : 0;
+    case ValueKind::Bytes:
+      return v.string_value.size() <= json::kInlineString ? 2 * v.string_value.size() + 2 : 0;
+    case ValueKind::Int:
+      return json::kIntegerRoom;
+    case ValueKind::Double:
+      return json::kDoubleRoom;
+    case ValueKind::Bool:
+    case ValueKind::Empty:
+      return 5;
+    default:
+      return 0;
+  }
+}
+
+// Writes a value for which scalar_room() was non-zero.
+inline char* write_scalar(char* d, const AnyValue& v) {
+  switch (v.kind) {
+    case ValueKind::String:
+      return json::string(d, v.string_value);
+    case ValueKind::Bytes:
+      *d++ = '"';
+      d = json::hex(d, reinterpret_cast<const std::uint8_t*>(v.string_value.data()), v.string_value.size());
+      *d++ = '"';
+      return d;
+    case ValueKind::Int:
+      return json::integer(d, v.int_value);
+    case ValueKind::Double:
+      return json::dbl(d, v.double_value);
+    case ValueKind::Bool:
+      return v.bool_value ? json::lit(d, "true") : json::lit(d, "false");
+    default:
+      return json::lit(d, "null");
+  }
+}
+
+void write_value(JsonWriter& w, const AnyValue& v, int depth) {
   if (depth > kMaxDepth) {
-    o.append("null", 4);
+    w.lit("null");
+    return;
+  }
+  if (const std::size_t room = scalar_room(v)) {
+    w.done(write_scalar(w.at(room), v));
     return;
   }
   switch (v.kind) {
-    case ValueKind::Empty:
-      o.append("null", 4);
-      return;
     case ValueKind::String:
-      str(o, v.string_value);
-      return;
-    case ValueKind::Bool:
-      v.bool_value ? o.append("true", 4) : o.append("false", 5);
-      return;
-    case ValueKind::Int:
-      integer(o, v.int_value);
-      return;
-    case ValueKind::Double:
-      append_double(o, v.double_value);
+      w.string(v.string_value);
       return;
     case ValueKind::Bytes:
-      o.push_back('"');
-      hex(o, reinterpret_cast<const std::uint8_t*>(v.string_value.data()), v.string_value.size());
-      o.push_back('"');
+      w.put('"');
+      w.hex(reinterpret_cast<const std::uint8_t*>(v.string_value.data()), v.string_value.size());
+      w.put('"');
       return;
     case ValueKind::Array:
-      write_array(o, v.array, depth);
+      write_array(w, v.array, depth);
       return;
     case ValueKind::KvList:
-      write_kvlist(o, v.kvlist, depth);
+      write_kvlist(w, v.kvlist, depth);
       return;
+    default:
+      w.lit("null");
   }
-  o.append("null", 4);
 }
 
-bool is_excluded(std::string_view k) {
+void write_data_stream_json(JsonWriter& w, const Route& r) {
+  if (!r.data_stream) return;
+  w.lit(",\"data_stream\":{\"type\":");
+  w.string(r.type);
+  w.lit(",\"dataset\":");
+  w.string(r.dataset);
+  w.lit(",\"namespace\":");
+  w.string(r.ns);
+  w.put('}');
+}
+
+inline void push_item(EncodedBatch& out, std::size_t start, std::size_t action_end, std::size_t end,
+                      std::uint32_t events) {
+  EncodedItem it;
+  it.offset = static_cast<std::uint32_t>(start);
+  it.size = static_cast<std::uint32_t>(end - start);
+  it.action_size = static_cast<std::uint32_t>(action_end - start);
+  it.events = events;
+  out.items.push_back(it);
+}
+
+[[gnu::always_inline]] inline bool is_excluded(std::string_view k) {
   if (k.size() < 13) return false;
   if (k[0] == 'd')
     return k == "data_stream.type" || k == "data_stream.dataset" || k == "data_stream.namespace";
@@ -333,7 +276,18 @@ bool has_hint(const Attributes& attrs, std::string_view hint) {
   return false;
 }
 
-inline std::uint64_t mix(std::uint64_t h, std::uint64_t v) { return XXH64(&v, sizeof v, h); }
+// Grouping hash (internal only: groups are confirmed by comparison and kept in
+// first-seen order, so the hash never shows in the output). Integers are
+// folded with a multiply-xorshift; strings with XXH3, which is cheap on the
+// short keys and values dimensions have (XXH64 of 8 bytes cost more than the
+// rest of a data point).
+inline std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 32);
+}
+inline std::uint64_t mix(std::uint64_t h, std::string_view s) {
+  return XXH3_64bits_withSeed(s.data(), s.size(), h);
+}
 
 std::uint64_t hash_value(const AnyValue& v, std::uint64_t h, int depth) {
   h = mix(h, static_cast<std::uint64_t>(v.kind));
@@ -343,9 +297,9 @@ std::uint64_t hash_value(const AnyValue& v, std::uint64_t h, int depth) {
       return h;
     case ValueKind::String:
     case ValueKind::Bytes:
-      return XXH64(v.string_value.data(), v.string_value.size(), h);
+      return mix(h, v.string_value);
     case ValueKind::Bool:
-      return mix(h, v.bool_value);
+      return mix(h, static_cast<std::uint64_t>(v.bool_value));
     case ValueKind::Int:
       return mix(h, static_cast<std::uint64_t>(v.int_value));
     case ValueKind::Double: {
@@ -360,7 +314,7 @@ std::uint64_t hash_value(const AnyValue& v, std::uint64_t h, int depth) {
     case ValueKind::KvList:
       if (v.kvlist)
         for (const auto& e : *v.kvlist) {
-          h = XXH64(e.key.data(), e.key.size(), h);
+          h = mix(h, e.key);
           h = hash_value(e.value, h, depth + 1);
         }
       return h;
@@ -444,19 +398,18 @@ inline bool finite(double d) { return std::isfinite(d); }
 
 // ---- public helpers ---------------------------------------------------------
 
-void append_json_string(std::string& out, std::string_view s) { str(out, s); }
+// Exact growth (chunk 0): callers append small pieces to long-lived strings.
+void append_json_string(std::string& out, std::string_view s) {
+  JsonWriter w(out, 0);
+  if (s.size() <= json::kInlineString)
+    w.done(json::string(w.at(json::string_room(s.size())), s));  // one resize, then the trim
+  else
+    w.string(s);
+}
 
 void append_double(std::string& o, double d) {
-  if (!std::isfinite(d)) {
-    o.append("null", 4);
-    return;
-  }
-  char buf[40];
-  auto r = std::to_chars(buf, buf + sizeof buf, d);
-  const std::size_t n = static_cast<std::size_t>(r.ptr - buf);
-  o.append(buf, n);
-  // Elasticsearch must map the field as double: keep a radix point or exponent.
-  if (!std::memchr(buf, '.', n) && !std::memchr(buf, 'e', n)) o.append(".0", 2);
+  JsonWriter w(o, 0);
+  w.dbl(d);
 }
 
 std::string_view receiver_from_scope_name(std::string_view name) {
@@ -521,7 +474,37 @@ bool has_routing_key(const Attributes& attrs) {
       return true;
   return false;
 }
+// What the log path needs to know about a record's attribute keys, in one pass.
+struct RecordKeys {
+  bool routing = false;                  // has a key that can change the route
+  const AnyValue* event_name = nullptr;  // first `event.name` attribute
+};
+RecordKeys scan_keys(const Attributes& attrs) {
+  RecordKeys k;
+  for (const auto& kv : attrs) {
+    const std::size_t n = kv.key.size();
+    if (n == 10 && !k.event_name && kv.key == "event.name")
+      k.event_name = &kv.value;
+    else if ((n == 19 && (kv.key == "elasticsearch.index" || kv.key == "data_stream.dataset")) ||
+             (n == 21 && kv.key == "data_stream.namespace"))
+      k.routing = true;
+  }
+  return k;
+}
 }  // namespace
+
+void Encoder::CachedRoute::build() {
+  index_field.clear();
+  data_stream.clear();
+  {
+    JsonWriter w(index_field, 0);
+    w.lit("{\"create\":{\"_index\":");
+    w.string(route.index);
+  }
+  action.assign(index_field).append("}}\n");
+  JsonWriter w(data_stream, 0);
+  write_data_stream_json(w, route);
+}
 
 void Encoder::begin_scope_route(std::string_view static_index, std::string_view type,
                                 const pdata::InstrumentationScope& scope, const Attributes& resource) {
@@ -529,50 +512,73 @@ void Encoder::begin_scope_route(std::string_view static_index, std::string_view 
   type_ = type;
   scope_ = &scope;
   resource_ = &resource;
-  resolve_route(static_index, type, nullptr, scope, resource, scope_route_);
+  resolve_route(static_index, type, nullptr, scope, resource, scope_route_.route);
+  scope_route_.build();
+  event_route_ready_ = false;
 }
 
 const Route& Encoder::route_for(const Attributes& record) {
-  if (!static_index_.empty() || !has_routing_key(record)) return scope_route_;
+  // Without routing attributes of its own, a record resolves exactly as its scope.
+  if (!static_index_.empty() || !has_routing_key(record)) return scope_route_.route;
   resolve_route(static_index_, type_, &record, *scope_, *resource_, route_);
   return route_;
 }
 
-void Encoder::begin_item(EncodedBatch& out, const Route& route, std::string_view id,
-                         std::string_view dynamic_templates) {
-  std::string& o = out.data;
-  item_start_ = o.size();
-  o.append("{\"create\":{");
-  if (!id.empty()) {
-    o.append("\"_id\":");
-    str(o, id);
-    o.push_back(',');
+const Route& Encoder::event_route_for(const Attributes& event) {
+  if (!config_.logs_index.empty() || !has_routing_key(event)) {
+    if (!event_route_ready_) {
+      resolve_route(config_.logs_index, "logs", nullptr, *scope_, *resource_, event_route_.route);
+      event_route_.build();
+      event_route_ready_ = true;
+    }
+    return event_route_.route;
   }
-  o.append("\"_index\":");
-  str(o, route.index);
+  resolve_route(config_.logs_index, "logs", &event, *scope_, *resource_, route_);
+  return route_;
+}
+
+void Encoder::write_action(JsonWriter& w, const Route& route, std::string_view id,
+                           std::string_view dynamic_templates) {
+  const CachedRoute* cached = &route == &scope_route_.route   ? &scope_route_
+                              : &route == &event_route_.route ? &event_route_
+                                                              : nullptr;
+  if (cached && id.empty()) {
+    if (dynamic_templates.empty()) {
+      w.raw(cached->action);
+      return;
+    }
+    w.raw(cached->index_field);
+  } else {
+    w.lit("{\"create\":{");
+    if (!id.empty()) {
+      w.lit("\"_id\":");
+      w.string(id);
+      w.put(',');
+    }
+    w.lit("\"_index\":");
+    w.string(route.index);
+  }
   if (!dynamic_templates.empty()) {
-    o.append(",\"dynamic_templates\":{");
-    o.append(dynamic_templates);
-    o.push_back('}');
+    w.lit(",\"dynamic_templates\":{");
+    w.raw(dynamic_templates);
+    w.put('}');
   }
-  o.append("}}\n");
-  action_end_ = o.size();
+  w.lit("}}\n");
 }
 
-void Encoder::end_item(EncodedBatch& out, std::uint32_t events) {
-  out.data.push_back('\n');
-  EncodedItem it;
-  it.offset = static_cast<std::uint32_t>(item_start_);
-  it.size = static_cast<std::uint32_t>(out.data.size() - item_start_);
-  it.action_size = static_cast<std::uint32_t>(action_end_ - item_start_);
-  it.events = events;
-  out.items.push_back(it);
+void Encoder::write_data_stream(JsonWriter& w, const Route& r) {
+  if (&r == &scope_route_.route)
+    w.raw(scope_route_.data_stream);
+  else if (&r == &event_route_.route)
+    w.raw(event_route_.data_stream);
+  else
+    write_data_stream_json(w, r);
 }
 
-void Encoder::write_attributes(std::string& o, bool& first, const Attributes& attrs, bool metrics_mode,
+void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& attrs, bool metrics_mode,
                                std::string_view event_name) {
   if (attrs.empty() && event_name.empty()) return;
-  field(o, first, "\"attributes\":{");
+  field(w, first, "\"attributes\":{");
   bool f = true;
   bool any_geo = false;
   for (const auto& kv : attrs) {
@@ -584,17 +590,30 @@ void Encoder::write_attributes(std::string& o, bool& first, const Attributes& at
         continue;
       }
     }
-    if (!f) o.push_back(',');
+    // Common case (short key, scalar value): one reservation, pointer writes.
+    if (const std::size_t room = scalar_room(kv.value); room && kv.key.size() <= json::kInlineString) {
+      char* d = w.at(json::string_room(kv.key.size()) + 2 + room);
+      if (!f) *d++ = ',';
+      f = false;
+      d = json::string(d, kv.key);
+      *d++ = ':';
+      w.done(write_scalar(d, kv.value));
+      continue;
+    }
+    if (!f) w.put(',');
     f = false;
-    str(o, kv.key);
-    o.push_back(':');
+    w.string(kv.key);
+    w.put(':');
     if (metrics_mode && kv.value.kind == ValueKind::KvList) {
       // Dimensions can't be objects: a top-level map becomes its JSON text.
       tmp_.clear();
-      write_kvlist(tmp_, kv.value.kvlist, 1);
-      str(o, tmp_);
+      {
+        JsonWriter t(tmp_, 0);
+        write_kvlist(t, kv.value.kvlist, 1);
+      }
+      w.string(tmp_);
     } else {
-      write_value(o, kv.value, 1);
+      write_value(w, kv.value, 1);
     }
   }
   if (any_geo) {
@@ -603,286 +622,283 @@ void Encoder::write_attributes(std::string& o, bool& first, const Attributes& at
       if (kv.value.kind != ValueKind::Double || geo_half(kv.key, pl) != 1) continue;
       const KeyValue* lon = geo_partner(attrs, kv, pl, 1);
       if (!lon) continue;
-      if (!f) o.push_back(',');
+      if (!f) w.put(',');
       f = false;
-      o.push_back('"');
-      escape_into(o, kv.key.substr(0, pl));
-      o.append("geo.location\":[");
-      append_double(o, lon->value.double_value);
-      o.push_back(',');
-      append_double(o, kv.value.double_value);
-      o.push_back(']');
+      w.put('"');
+      w.escaped(kv.key.substr(0, pl));
+      w.lit("geo.location\":[");
+      w.dbl(lon->value.double_value);
+      w.put(',');
+      w.dbl(kv.value.double_value);
+      w.put(']');
     }
   }
   if (!event_name.empty()) {
-    if (!f) o.push_back(',');
-    o.append("\"event.name\":");
-    str(o, event_name);
+    if (!f) w.put(',');
+    w.lit("\"event.name\":");
+    w.string(event_name);
   }
-  o.push_back('}');
+  w.put('}');
 }
 
-void Encoder::write_resource(std::string& o, const pdata::Resource& r, std::string_view schema_url,
-                             bool metrics_mode) {
-  o.append("\"resource\":{");
+void Encoder::cache_resource(const pdata::Resource& r, std::string_view schema_url, bool metrics_mode) {
+  resource_json_.clear();
+  JsonWriter w(resource_json_, 0);
+  w.lit("\"resource\":{");
   bool first = true;
   if (!schema_url.empty()) {
-    field(o, first, "\"schema_url\":");
-    str(o, schema_url);
+    field(w, first, "\"schema_url\":");
+    w.string(schema_url);
   }
-  write_attributes(o, first, r.attributes, metrics_mode);
+  write_attributes(w, first, r.attributes, metrics_mode);
   if (r.dropped_attributes_count) {
-    field(o, first, "\"dropped_attributes_count\":");
-    integer(o, r.dropped_attributes_count);
+    field(w, first, "\"dropped_attributes_count\":");
+    w.integer(r.dropped_attributes_count);
   }
-  o.push_back('}');
+  w.put('}');
 }
 
-void Encoder::write_scope(std::string& o, const pdata::InstrumentationScope& s, std::string_view schema_url,
+void Encoder::cache_scope(const pdata::InstrumentationScope& s, std::string_view schema_url,
                           bool metrics_mode) {
-  o.append("\"scope\":{");
+  tail_.clear();
+  JsonWriter w(tail_, 0);
+  w.put(',');
+  w.raw(resource_json_);
+  w.lit(",\"scope\":{");
   bool first = true;
   if (!schema_url.empty()) {
-    field(o, first, "\"schema_url\":");
-    str(o, schema_url);
+    field(w, first, "\"schema_url\":");
+    w.string(schema_url);
   }
   if (!s.name.empty()) {
-    field(o, first, "\"name\":");
-    str(o, s.name);
+    field(w, first, "\"name\":");
+    w.string(s.name);
   }
   if (!s.version.empty()) {
-    field(o, first, "\"version\":");
-    str(o, s.version);
+    field(w, first, "\"version\":");
+    w.string(s.version);
   }
-  write_attributes(o, first, s.attributes, metrics_mode);
+  write_attributes(w, first, s.attributes, metrics_mode);
   if (s.dropped_attributes_count) {
-    field(o, first, "\"dropped_attributes_count\":");
-    integer(o, s.dropped_attributes_count);
+    field(w, first, "\"dropped_attributes_count\":");
+    w.integer(s.dropped_attributes_count);
   }
-  o.push_back('}');
-}
-
-void Encoder::write_data_stream(std::string& o, const Route& r) {
-  if (!r.data_stream) return;
-  o.append(",\"data_stream\":{\"type\":");
-  str(o, r.type);
-  o.append(",\"dataset\":");
-  str(o, r.dataset);
-  o.append(",\"namespace\":");
-  str(o, r.ns);
-  o.push_back('}');
+  w.put('}');
 }
 
 void Encoder::encode_logs(const pdata::LogsData& logs, EncodedBatch& out) {
-  std::string& o = out.data;
+  JsonWriter w(out.data);
   for (const auto& rl : logs.resource_logs) {
-    resource_json_.clear();
-    write_resource(resource_json_, rl.resource, rl.schema_url, false);
+    cache_resource(rl.resource, rl.schema_url, false);
     for (const auto& sl : rl.scope_logs) {
-      scope_json_.clear();
-      write_scope(scope_json_, sl.scope, sl.schema_url, false);
+      cache_scope(sl.scope, sl.schema_url, false);
       begin_scope_route(config_.logs_index, "logs", sl.scope, rl.resource.attributes);
       for (const auto& r : sl.log_records) {
-        const Route& route = route_for(r.attributes);
+        const RecordKeys keys = scan_keys(r.attributes);
+        const Route& route = keys.routing ? route_for(r.attributes) : scope_route_.route;
         std::string_view id;
         if (config_.logs_dynamic_id)
           if (auto* v = find_string(&r.attributes, "elasticsearch.document_id")) id = v->string_value;
-        begin_item(out, route, id, {});
-        o.append("{\"@timestamp\":");
-        timestamp(o, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
-        o.append(",\"observed_timestamp\":");
-        timestamp(o, r.observed_time_unix_nano);
-        write_data_stream(o, route);
-        bool first = false;
-        if (!r.severity_text.empty()) {
-          o.append(",\"severity_text\":");
-          str(o, r.severity_text);
-        }
+        const std::size_t start = w.size();
+        write_action(w, route, id, {});
+        const std::size_t action_end = w.size();
+        char* d = w.at(2 * json::kTimestampRoom + 40);
+        d = json::lit(d, "{\"@timestamp\":");
+        d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
+        d = json::lit(d, ",\"observed_timestamp\":");
+        w.done(w.timestamp(d, r.observed_time_unix_nano));
+        write_data_stream(w, route);
+        if (!r.severity_text.empty()) string_field(w, ",\"severity_text\":", r.severity_text);
+        d = w.at(200);  // severity number and both ids: < 120 bytes
         if (r.severity_number) {
-          o.append(",\"severity_number\":");
-          integer(o, r.severity_number);
+          d = json::lit(d, ",\"severity_number\":");
+          d = json::integer(d, r.severity_number);
         }
-        id_field(o, ",\"trace_id\":", r.trace_id);
-        id_field(o, ",\"span_id\":", r.span_id);
-        write_attributes(o, first, r.attributes, false);
+        d = id_field(d, ",\"trace_id\":", r.trace_id);
+        w.done(id_field(d, ",\"span_id\":", r.span_id));
+        bool first = false;
+        write_attributes(w, first, r.attributes, false);
         if (r.dropped_attributes_count) {
-          o.append(",\"dropped_attributes_count\":");
-          integer(o, r.dropped_attributes_count);
+          w.lit(",\"dropped_attributes_count\":");
+          w.integer(r.dropped_attributes_count);
         }
         std::string_view event_name = r.event_name;
-        if (event_name.empty())
-          if (auto* v = find_string(&r.attributes, "event.name")) event_name = v->string_value;
-        if (!event_name.empty()) {
-          o.append(",\"event_name\":");
-          str(o, event_name);
-        }
-        o.push_back(',');
-        o.append(resource_json_);
-        o.push_back(',');
-        o.append(scope_json_);
+        if (event_name.empty() && keys.event_name && keys.event_name->kind == ValueKind::String)
+          event_name = keys.event_name->string_value;
+        if (!event_name.empty()) string_field(w, ",\"event_name\":", event_name);
         const AnyValue& b = r.body;
+        // Scalar bodies (the common case): resource, scope, body and the end in one go.
+        if (const std::size_t room = b.kind == ValueKind::Empty ? 0 : scalar_room(b)) {
+          d = json::raw(w.at(tail_.size() + room + 24), tail_);
+          d = json::lit(d, ",\"body\":{\"text\":");
+          d = write_scalar(d, b);
+          w.done(json::lit(d, "}}\n"));
+          push_item(out, start, action_end, w.size(), 1);
+          continue;
+        }
+        w.raw(tail_);
         switch (b.kind) {
           case ValueKind::Empty:
             break;
           case ValueKind::KvList:
-            o.append(",\"body\":{\"structured\":");
-            write_value(o, b, 1);
-            o.push_back('}');
+            w.lit(",\"body\":{\"structured\":");
+            write_value(w, b, 1);
+            w.put('}');
             break;
           case ValueKind::Array: {
             bool all_maps = true;
             if (b.array)
               for (const auto& e : *b.array) all_maps = all_maps && e.kind == ValueKind::KvList;
-            o.append(all_maps ? ",\"body\":{\"structured\":" : ",\"body\":{\"structured\":{\"value\":");
-            write_value(o, b, 1);
-            o.append(all_maps ? "}" : "}}");
+            if (all_maps)
+              w.lit(",\"body\":{\"structured\":");
+            else
+              w.lit(",\"body\":{\"structured\":{\"value\":");
+            write_value(w, b, 1);
+            if (all_maps)
+              w.put('}');
+            else
+              w.lit("}}");
             break;
           }
           default:
-            o.append(",\"body\":{\"text\":");
-            write_value(o, b, 1);
-            o.push_back('}');
+            w.lit(",\"body\":{\"text\":");
+            write_value(w, b, 1);
+            w.put('}');
         }
-        o.push_back('}');
-        end_item(out, 1);
+        w.lit("}\n");
+        push_item(out, start, action_end, w.size(), 1);
       }
     }
   }
 }
 
 namespace {
-std::string_view kind_name(pdata::SpanKind k) {
+char* write_kind(char* d, pdata::SpanKind k) {
   switch (k) {
     case pdata::SpanKind::Internal:
-      return "\"Internal\"";
+      return json::lit(d, ",\"kind\":\"Internal\"");
     case pdata::SpanKind::Server:
-      return "\"Server\"";
+      return json::lit(d, ",\"kind\":\"Server\"");
     case pdata::SpanKind::Client:
-      return "\"Client\"";
+      return json::lit(d, ",\"kind\":\"Client\"");
     case pdata::SpanKind::Producer:
-      return "\"Producer\"";
+      return json::lit(d, ",\"kind\":\"Producer\"");
     case pdata::SpanKind::Consumer:
-      return "\"Consumer\"";
+      return json::lit(d, ",\"kind\":\"Consumer\"");
     default:
-      return "\"Unspecified\"";
+      return json::lit(d, ",\"kind\":\"Unspecified\"");
   }
 }
 }  // namespace
 
 void Encoder::encode_traces(const pdata::TracesData& traces, EncodedBatch& out) {
-  std::string& o = out.data;
+  JsonWriter w(out.data);
   for (const auto& rs : traces.resource_spans) {
-    resource_json_.clear();
-    write_resource(resource_json_, rs.resource, rs.schema_url, false);
+    cache_resource(rs.resource, rs.schema_url, false);
     for (const auto& ss : rs.scope_spans) {
-      scope_json_.clear();
-      write_scope(scope_json_, ss.scope, ss.schema_url, false);
+      cache_scope(ss.scope, ss.schema_url, false);
       begin_scope_route(config_.traces_index, "traces", ss.scope, rs.resource.attributes);
       for (const auto& s : ss.spans) {
+        std::size_t start, action_end;
         {
           const Route& route = route_for(s.attributes);
-          begin_item(out, route, {}, {});
-          o.append("{\"@timestamp\":");
-          timestamp(o, s.start_time_unix_nano);
-          write_data_stream(o, route);
+          start = w.size();
+          write_action(w, route, {}, {});
+          action_end = w.size();
+          char* d = w.at(json::kTimestampRoom + 16);
+          d = json::lit(d, "{\"@timestamp\":");
+          w.done(w.timestamp(d, s.start_time_unix_nano));
+          write_data_stream(w, route);
         }
-        id_field(o, ",\"trace_id\":", s.trace_id);
-        id_field(o, ",\"span_id\":", s.span_id);
-        if (!s.trace_state.empty()) {
-          o.append(",\"trace_state\":");
-          str(o, s.trace_state);
-        }
-        id_field(o, ",\"parent_span_id\":", s.parent_span_id);
-        if (!s.name.empty()) {
-          o.append(",\"name\":");
-          str(o, s.name);
-        }
-        o.append(",\"kind\":");
-        o.append(kind_name(s.kind));
-        o.append(",\"duration\":");
+        char* d = w.at(100);  // both ids: < 90 bytes
+        d = id_field(d, ",\"trace_id\":", s.trace_id);
+        w.done(id_field(d, ",\"span_id\":", s.span_id));
+        if (!s.trace_state.empty()) string_field(w, ",\"trace_state\":", s.trace_state);
+        id_field(w, ",\"parent_span_id\":", s.parent_span_id);
+        if (!s.name.empty()) string_field(w, ",\"name\":", s.name);
+        d = w.at(80);  // kind and duration: < 60 bytes
+        d = write_kind(d, s.kind);
+        d = json::lit(d, ",\"duration\":");
         // Unsigned wrap then signed view: end < start gives a negative duration, no UB.
-        integer(o, static_cast<std::int64_t>(s.end_time_unix_nano - s.start_time_unix_nano));
+        w.done(json::integer(d, static_cast<std::int64_t>(s.end_time_unix_nano - s.start_time_unix_nano)));
         bool first = false;
-        write_attributes(o, first, s.attributes, false);
+        write_attributes(w, first, s.attributes, false);
         if (s.dropped_attributes_count) {
-          o.append(",\"dropped_attributes_count\":");
-          integer(o, s.dropped_attributes_count);
+          w.lit(",\"dropped_attributes_count\":");
+          w.integer(s.dropped_attributes_count);
         }
         if (s.dropped_events_count) {
-          o.append(",\"dropped_events_count\":");
-          integer(o, s.dropped_events_count);
+          w.lit(",\"dropped_events_count\":");
+          w.integer(s.dropped_events_count);
         }
-        o.append(",\"links\":[");
+        w.lit(",\"links\":[");
         for (std::size_t i = 0; i < s.links.size(); ++i) {
           const auto& l = s.links[i];
-          if (i) o.push_back(',');
-          o.push_back('{');
+          if (i) w.put(',');
+          w.put('{');
           bool lf = true;
           if (!pdata::is_zero(l.trace_id)) {
-            field(o, lf, "\"trace_id\":\"");
-            hex(o, l.trace_id.data(), 16);
-            o.push_back('"');
+            field(w, lf, "\"trace_id\":\"");
+            w.hex(l.trace_id.data(), 16);
+            w.put('"');
           }
           if (!pdata::is_zero(l.span_id)) {
-            field(o, lf, "\"span_id\":\"");
-            hex(o, l.span_id.data(), 8);
-            o.push_back('"');
+            field(w, lf, "\"span_id\":\"");
+            w.hex(l.span_id.data(), 8);
+            w.put('"');
           }
           if (!l.trace_state.empty()) {
-            field(o, lf, "\"trace_state\":");
-            str(o, l.trace_state);
+            field(w, lf, "\"trace_state\":");
+            w.string(l.trace_state);
           }
-          write_attributes(o, lf, l.attributes, false);
+          write_attributes(w, lf, l.attributes, false);
           if (l.dropped_attributes_count) {
-            field(o, lf, "\"dropped_attributes_count\":");
-            integer(o, l.dropped_attributes_count);
+            field(w, lf, "\"dropped_attributes_count\":");
+            w.integer(l.dropped_attributes_count);
           }
-          o.push_back('}');
+          w.put('}');
         }
-        o.push_back(']');
+        w.put(']');
         if (s.dropped_links_count) {
-          o.append(",\"dropped_links_count\":");
-          integer(o, s.dropped_links_count);
+          w.lit(",\"dropped_links_count\":");
+          w.integer(s.dropped_links_count);
         }
-        o.append(",\"status\":{");
+        w.lit(",\"status\":{");
         bool sf = true;
         if (!s.status.message.empty()) {
-          field(o, sf, "\"message\":");
-          str(o, s.status.message);
+          field(w, sf, "\"message\":");
+          w.string(s.status.message);
         }
-        if (s.status.code == pdata::StatusCode::Ok) field(o, sf, "\"code\":\"Ok\"");
-        if (s.status.code == pdata::StatusCode::Error) field(o, sf, "\"code\":\"Error\"");
-        o.append("},");
-        o.append(resource_json_);
-        o.push_back(',');
-        o.append(scope_json_);
-        o.push_back('}');
-        end_item(out, 1);
+        if (s.status.code == pdata::StatusCode::Ok) field(w, sf, "\"code\":\"Ok\"");
+        if (s.status.code == pdata::StatusCode::Error) field(w, sf, "\"code\":\"Error\"");
+        d = json::lit(w.at(tail_.size() + 3), "}");
+        d = json::raw(d, tail_);
+        w.done(json::lit(d, "}\n"));
+        push_item(out, start, action_end, w.size(), 1);
 
         for (const auto& e : s.events) {
-          resolve_route(config_.logs_index, "logs", &e.attributes, ss.scope, rs.resource.attributes, route_);
-          begin_item(out, route_, {}, {});
-          o.append("{\"@timestamp\":");
-          timestamp(o, e.time_unix_nano);
-          write_data_stream(o, route_);
-          id_field(o, ",\"trace_id\":", s.trace_id);
-          id_field(o, ",\"span_id\":", s.span_id);
+          const Route& route = event_route_for(e.attributes);
+          start = w.size();
+          write_action(w, route, {}, {});
+          action_end = w.size();
+          w.lit("{\"@timestamp\":");
+          w.timestamp(e.time_unix_nano);
+          write_data_stream(w, route);
+          id_field(w, ",\"trace_id\":", s.trace_id);
+          id_field(w, ",\"span_id\":", s.span_id);
           if (e.dropped_attributes_count) {
-            o.append(",\"dropped_attributes_count\":");
-            integer(o, e.dropped_attributes_count);
+            w.lit(",\"dropped_attributes_count\":");
+            w.integer(e.dropped_attributes_count);
           }
           if (!e.name.empty()) {
-            o.append(",\"event_name\":");
-            str(o, e.name);
+            w.lit(",\"event_name\":");
+            w.string(e.name);
           }
           bool ef = false;
-          write_attributes(o, ef, e.attributes, false, e.name);
-          o.push_back(',');
-          o.append(resource_json_);
-          o.push_back(',');
-          o.append(scope_json_);
-          o.push_back('}');
-          end_item(out, 1);
+          write_attributes(w, ef, e.attributes, false, e.name);
+          w.raw(tail_);
+          w.lit("}\n");
+          push_item(out, start, action_end, w.size(), 1);
         }
       }
     }
@@ -890,19 +906,18 @@ void Encoder::encode_traces(const pdata::TracesData& traces, EncodedBatch& out) 
 }
 
 void Encoder::encode_metrics(const pdata::MetricsData& metrics, EncodedBatch& out) {
+  JsonWriter w(out.data);
   for (const auto& rm : metrics.resource_metrics) {
-    resource_json_.clear();
-    write_resource(resource_json_, rm.resource, rm.schema_url, true);
+    cache_resource(rm.resource, rm.schema_url, true);
     for (const auto& sm : rm.scope_metrics) {
-      scope_json_.clear();
-      write_scope(scope_json_, sm.scope, sm.schema_url, true);
-      encode_scope_metrics(sm, rm, out);
+      cache_scope(sm.scope, sm.schema_url, true);
+      encode_scope_metrics(w, sm, rm, out);
     }
   }
 }
 
-void Encoder::encode_scope_metrics(const pdata::ScopeMetrics& sm, const pdata::ResourceMetrics& rm,
-                                   EncodedBatch& out) {
+void Encoder::encode_scope_metrics(JsonWriter& w, const pdata::ScopeMetrics& sm,
+                                   const pdata::ResourceMetrics& rm, EncodedBatch& out) {
   // Group the scope's data points into documents (spec section 2, Metrics):
   // open-addressing table over the group key, groups kept in first-seen order.
   points_.clear();
@@ -925,12 +940,12 @@ void Encoder::encode_scope_metrics(const pdata::ScopeMetrics& sm, const pdata::R
       const PointView pv = point_view(m, i);
       if (!pv.attrs) continue;
       const Route& route = route_for(*pv.attrs);
-      std::uint64_t h = XXH64(route.index.data(), route.index.size(), 0);
+      std::uint64_t h = mix(0, std::string_view(route.index));
       h = mix(h, pv.ts);
       h = mix(h, pv.start);
-      h = XXH64(m.unit.data(), m.unit.size(), h);
+      h = mix(h, m.unit);
       for (const auto& kv : *pv.attrs) {
-        h = XXH64(kv.key.data(), kv.key.size(), h);
+        h = mix(h, kv.key);
         h = hash_value(kv.value, h, 1);
       }
       const auto pidx = static_cast<std::uint32_t>(points_.size());
@@ -968,86 +983,109 @@ void Encoder::encode_scope_metrics(const pdata::ScopeMetrics& sm, const pdata::R
     }
   }
 
-  std::string& o = out.data;
+  // The metrics object and the dynamic templates of a document are only known
+  // once its points are written (rejects drop out): built aside, copied after.
+  // The scratch writers live across groups so their room is reused.
+  doc_.clear();
+  templates_.clear();
+  JsonWriter d(doc_, 1024), t(templates_, 1024);
   for (const Group& g : groups_) {
-    doc_.clear();
-    templates_.clear();
     names_.clear();
     std::uint64_t doc_count = 0;
-    doc_.append(",\"metrics\":{");
-    for (std::uint32_t p = g.head; p != kNone; p = points_[p].next) {
-      const PointRef& pr = points_[p];
-      const std::string_view name = pr.metric->name;
-      if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
-        out.stats.count(EncodeReject::DuplicateMetricName);  // first wins
-        continue;
+    d.truncate(0);
+    t.truncate(0);
+    {
+      d.lit(",\"metrics\":{");
+      for (std::uint32_t p = g.head; p != kNone; p = points_[p].next) {
+        const PointRef& pr = points_[p];
+        const std::string_view name = pr.metric->name;
+        if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+          out.stats.count(EncodeReject::DuplicateMetricName);  // first wins
+          continue;
+        }
+        const std::size_t mark = d.size();
+        if (!names_.empty()) d.put(',');
+        d.string(name);
+        d.put(':');
+        std::string_view tpl;
+        if (!write_metric_value(d, *pr.metric, pr.index, tpl, doc_count, out.stats)) {
+          d.truncate(mark);
+          continue;
+        }
+        if (!names_.empty()) t.put(',');
+        t.lit("\"metrics.");
+        t.escaped(name);
+        t.lit("\":\"");
+        t.raw(tpl);
+        t.put('"');
+        names_.push_back(name);
       }
-      const std::size_t mark = doc_.size();
-      if (!names_.empty()) doc_.push_back(',');
-      str(doc_, name);
-      doc_.push_back(':');
-      std::string_view tpl;
-      if (!write_metric_value(doc_, *pr.metric, pr.index, tpl, doc_count, out.stats)) {
-        doc_.resize(mark);
-        continue;
+      if (names_.empty()) continue;  // every point rejected: no document
+      d.put('}');
+      if (doc_count) {
+        d.lit(",\"_doc_count\":");
+        d.integer(doc_count);
       }
-      if (!templates_.empty()) templates_.push_back(',');
-      templates_.append("\"metrics.");
-      escape_into(templates_, name);
-      templates_.append("\":\"");
-      templates_.append(tpl);
-      templates_.push_back('"');
-      names_.push_back(name);
+      std::sort(names_.begin(), names_.end());
+      names_concat_.clear();
+      for (auto n : names_) names_concat_.append(n);
+      const std::uint64_t nh = XXH64(names_concat_.data(), names_concat_.size(), 0);
+      std::uint8_t be[8];
+      for (int b = 0; b < 8; ++b) be[b] = static_cast<std::uint8_t>(nh >> (56 - 8 * b));
+      d.lit(",\"_metric_names_hash\":\"");
+      d.hex(be, 8);
+      d.put('"');
     }
-    if (names_.empty()) continue;  // every point rejected: no document
-    doc_.push_back('}');
-    if (doc_count) {
-      doc_.append(",\"_doc_count\":");
-      integer(doc_, doc_count);
-    }
-    std::sort(names_.begin(), names_.end());
-    names_concat_.clear();
-    for (auto n : names_) names_concat_.append(n);
-    const std::uint64_t nh = XXH64(names_concat_.data(), names_concat_.size(), 0);
-    doc_.append(",\"_metric_names_hash\":\"");
-    for (int s = 60; s >= 0; s -= 4) doc_.push_back(kHex[(nh >> s) & 15]);
-    doc_.push_back('"');
 
+    // Most groups follow the scope's route: reuse its cached fragments.
     const std::string_view pool(pool_);
-    route_.index.assign(pool.substr(g.pool_off, g.index_len));
-    route_.data_stream = g.data_stream;
-    route_.type = "metrics";
-    if (g.data_stream) {
-      route_.dataset.assign(pool.substr(g.pool_off + g.index_len, g.dataset_len));
-      route_.ns.assign(pool.substr(g.pool_off + g.index_len + g.dataset_len, g.ns_len));
+    const std::string_view index = pool.substr(g.pool_off, g.index_len);
+    // dataset and namespace are in the pool only for data streams.
+    const std::string_view dataset =
+        g.data_stream ? pool.substr(g.pool_off + g.index_len, g.dataset_len) : "";
+    const std::string_view ns =
+        g.data_stream ? pool.substr(g.pool_off + g.index_len + g.dataset_len, g.ns_len) : "";
+    const Route& sr = scope_route_.route;
+    const Route* route = &sr;
+    if (index != sr.index || g.data_stream != sr.data_stream ||
+        (g.data_stream && (dataset != sr.dataset || ns != sr.ns))) {
+      route_.index.assign(index);
+      route_.data_stream = g.data_stream;
+      route_.type = "metrics";
+      if (g.data_stream) {
+        route_.dataset.assign(dataset);
+        route_.ns.assign(ns);
+      }
+      route = &route_;
     }
-    begin_item(out, route_, {}, templates_);
+    const std::size_t start = w.size();
+    write_action(w, *route, {}, t.view());
+    const std::size_t action_end = w.size();
     const PointRef& rep = points_[g.head];
     const PointView pv = point_view(*rep.metric, rep.index);
-    o.append("{\"@timestamp\":");
-    integer(o, pv.ts / 1000000);
+    char* p = w.at(2 * json::kIntegerRoom + 40);
+    p = json::lit(p, "{\"@timestamp\":");
+    p = w.millis(p, pv.ts);
     if (pv.start) {
-      o.append(",\"start_timestamp\":");
-      integer(o, pv.start / 1000000);
+      p = json::lit(p, ",\"start_timestamp\":");
+      p = w.millis(p, pv.start);
     }
+    w.done(p);
     if (!rep.metric->unit.empty()) {
-      o.append(",\"unit\":");
-      str(o, rep.metric->unit);
+      w.lit(",\"unit\":");
+      w.string(rep.metric->unit);
     }
-    write_data_stream(o, route_);
+    write_data_stream(w, *route);
     bool first = false;
-    write_attributes(o, first, *pv.attrs, true);
-    o.push_back(',');
-    o.append(resource_json_);
-    o.push_back(',');
-    o.append(scope_json_);
-    o.append(doc_);
-    o.push_back('}');
-    end_item(out, static_cast<std::uint32_t>(names_.size()));
+    write_attributes(w, first, *pv.attrs, true);
+    w.raw(tail_);
+    w.raw(d.view());
+    w.lit("}\n");
+    push_item(out, start, action_end, w.size(), static_cast<std::uint32_t>(names_.size()));
   }
 }
 
-bool Encoder::write_metric_value(std::string& o, const pdata::Metric& m, std::uint32_t i,
+bool Encoder::write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uint32_t i,
                                  std::string_view& tpl, std::uint64_t& doc_count, EncodeStats& stats) {
   using pdata::MetricType;
   switch (m.type) {
@@ -1057,14 +1095,14 @@ bool Encoder::write_metric_value(std::string& o, const pdata::Metric& m, std::ui
       const bool counter = m.type == MetricType::Sum && m.is_monotonic &&
                            m.temporality == pdata::AggregationTemporality::Cumulative;
       if (p.value_type == pdata::NumberType::Int) {
-        integer(o, p.as_int);
+        o.integer(p.as_int);
         tpl = counter ? "counter_long" : "gauge_long";
       } else if (p.value_type == pdata::NumberType::Double) {
         if (!finite(p.as_double)) {
           stats.count(EncodeReject::NanOrInf);
           return false;
         }
-        append_double(o, p.as_double);
+        o.dbl(p.as_double);
         tpl = counter ? "counter_double" : "gauge_double";
       } else {
         stats.count(EncodeReject::EmptyMetric);
@@ -1079,11 +1117,11 @@ bool Encoder::write_metric_value(std::string& o, const pdata::Metric& m, std::ui
         stats.count(EncodeReject::NanOrInf);
         return false;
       }
-      o.append("{\"sum\":");
-      append_double(o, p.sum);
-      o.append(",\"value_count\":");
-      integer(o, p.count);
-      o.push_back('}');
+      o.lit("{\"sum\":");
+      o.dbl(p.sum);
+      o.lit(",\"value_count\":");
+      o.integer(p.count);
+      o.put('}');
       tpl = "summary";
       if (has_hint(p.attributes, "_doc_count")) doc_count = p.count;
       return true;
@@ -1097,11 +1135,11 @@ bool Encoder::write_metric_value(std::string& o, const pdata::Metric& m, std::ui
           stats.count(EncodeReject::NanOrInf);
           return false;
         }
-        o.append("{\"sum\":");
-        append_double(o, sum);
-        o.append(",\"value_count\":");
-        integer(o, p.count);
-        o.push_back('}');
+        o.lit("{\"sum\":");
+        o.dbl(sum);
+        o.lit(",\"value_count\":");
+        o.integer(p.count);
+        o.put('}');
         tpl = "summary";
         if (dc) doc_count = p.count;
         return true;
@@ -1119,18 +1157,18 @@ bool Encoder::write_metric_value(std::string& o, const pdata::Metric& m, std::ui
           return false;
         }
         if (p.count == 0) {
-          o.append("{\"counts\":[],\"values\":[]}");
+          o.lit("{\"counts\":[],\"values\":[]}");
         } else {
           const double v = p.sum / static_cast<double>(p.count);
           if (!finite(v)) {
             stats.count(EncodeReject::NanOrInf);
             return false;
           }
-          o.append("{\"counts\":[");
-          integer(o, p.count);
-          o.append("],\"values\":[");
-          append_double(o, v);
-          o.append("]}");
+          o.lit("{\"counts\":[");
+          o.integer(p.count);
+          o.lit("],\"values\":[");
+          o.dbl(v);
+          o.lit("]}");
         }
         tpl = "histogram";
         if (dc) doc_count = p.count;
@@ -1140,17 +1178,17 @@ bool Encoder::write_metric_value(std::string& o, const pdata::Metric& m, std::ui
         stats.count(EncodeReject::BadHistogram);
         return false;
       }
-      o.append("{\"counts\":[");
+      o.lit("{\"counts\":[");
       bool f = true;
       std::uint64_t total = 0;
       for (std::size_t b = 0; b < counts.size(); ++b) {
         if (counts[b] == 0) continue;
-        if (!f) o.push_back(',');
+        if (!f) o.put(',');
         f = false;
-        integer(o, counts[b]);
+        o.integer(counts[b]);
         total += counts[b];
       }
-      o.append("],\"values\":[");
+      o.lit("],\"values\":[");
       f = true;
       for (std::size_t b = 0; b < counts.size(); ++b) {
         if (counts[b] == 0) continue;
@@ -1162,15 +1200,15 @@ bool Encoder::write_metric_value(std::string& o, const pdata::Metric& m, std::ui
         else
           v = bounds[b - 1] + (bounds[b] - bounds[b - 1]) / 2;
         if (!finite(v)) {
-          o.resize(mark);
+          o.truncate(mark);
           stats.count(EncodeReject::NanOrInf);
           return false;
         }
-        if (!f) o.push_back(',');
+        if (!f) o.put(',');
         f = false;
-        append_double(o, v);
+        o.dbl(v);
       }
-      o.append("]}");
+      o.lit("]}");
       tpl = "histogram";
       if (dc) doc_count = total;
       return true;
@@ -1184,11 +1222,11 @@ bool Encoder::write_metric_value(std::string& o, const pdata::Metric& m, std::ui
           stats.count(EncodeReject::NanOrInf);
           return false;
         }
-        o.append("{\"sum\":");
-        append_double(o, sum);
-        o.append(",\"value_count\":");
-        integer(o, p.count);
-        o.push_back('}');
+        o.lit("{\"sum\":");
+        o.dbl(sum);
+        o.lit(",\"value_count\":");
+        o.integer(p.count);
+        o.put('}');
         tpl = "summary";
         if (dc) doc_count = p.count;
         return true;
@@ -1206,12 +1244,12 @@ bool Encoder::write_metric_value(std::string& o, const pdata::Metric& m, std::ui
       // Values first (may reject), into the tail of `o`; counts need the same order.
       const std::size_t mark = o.size();
       std::uint64_t total = 0;
-      o.append("{\"counts\":[");
+      o.lit("{\"counts\":[");
       bool f = true;
       auto emit_count = [&](std::uint64_t c) {
-        if (!f) o.push_back(',');
+        if (!f) o.put(',');
         f = false;
-        integer(o, c);
+        o.integer(c);
         total += c;
       };
       const auto& neg = p.negative.bucket_counts;
@@ -1221,13 +1259,13 @@ bool Encoder::write_metric_value(std::string& o, const pdata::Metric& m, std::ui
       if (p.zero_count) emit_count(p.zero_count);
       for (std::size_t k = 0; k < pos.size(); ++k)
         if (pos[k]) emit_count(pos[k]);
-      o.append("],\"values\":[");
+      o.lit("],\"values\":[");
       f = true;
       auto emit_value = [&](double v) {
         if (!finite(v)) return false;
-        if (!f) o.push_back(',');
+        if (!f) o.put(',');
         f = false;
-        append_double(o, v);
+        o.dbl(v);
         return true;
       };
       bool ok = true;
@@ -1239,11 +1277,11 @@ bool Encoder::write_metric_value(std::string& o, const pdata::Metric& m, std::ui
         if (pos[k])
           ok = emit_value(mid(static_cast<std::int64_t>(p.positive.offset) + static_cast<std::int64_t>(k)));
       if (!ok) {
-        o.resize(mark);
+        o.truncate(mark);
         stats.count(EncodeReject::NanOrInf);
         return false;
       }
-      o.append("]}");
+      o.lit("]}");
       tpl = "histogram";
       if (dc) doc_count = total;
       return true;

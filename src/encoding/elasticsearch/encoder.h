@@ -18,6 +18,8 @@
 
 namespace tern::encoding::es {
 
+class JsonWriter;
+
 enum class MappingMode : std::uint8_t { Otel };
 
 struct EncoderConfig {
@@ -71,40 +73,50 @@ class Encoder {
     std::uint32_t pool_off, index_len, dataset_len, ns_len;  // route strings in pool_
     bool data_stream;
   };
+  // A route with its JSON fragments written once: every record that follows
+  // the scope's route copies them instead of re-escaping the index and names.
+  struct CachedRoute {
+    Route route;
+    std::string action;       // {"create":{"_index":"..."}}\n
+    std::string index_field;  // {"create":{"_index":"..."   (metrics add dynamic_templates)
+    std::string data_stream;  // ,"data_stream":{...} or empty
+    void build();
+  };
 
   // Route of one record: the scope-level route cached per scope unless the
   // record carries routing attributes itself (the common case is a cache hit).
   const Route& route_for(const pdata::Attributes& record);
+  const Route& event_route_for(const pdata::Attributes& event);
   void begin_scope_route(std::string_view static_index, std::string_view type,
                          const pdata::InstrumentationScope& scope, const pdata::Attributes& resource);
-  void begin_item(EncodedBatch& out, const Route& route, std::string_view id,
-                  std::string_view dynamic_templates);
-  void end_item(EncodedBatch& out, std::uint32_t events);
-  void write_attributes(std::string& o, bool& first, const pdata::Attributes& attrs, bool metrics_mode,
+  void write_action(JsonWriter& w, const Route& route, std::string_view id,
+                    std::string_view dynamic_templates);
+  void write_data_stream(JsonWriter& w, const Route& r);
+  void write_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, bool metrics_mode,
                         std::string_view event_name = {});
-  void write_resource(std::string& o, const pdata::Resource& r, std::string_view schema_url,
-                      bool metrics_mode);
-  void write_scope(std::string& o, const pdata::InstrumentationScope& s, std::string_view schema_url,
-                   bool metrics_mode);
-  static void write_data_stream(std::string& o, const Route& r);
-  void encode_scope_metrics(const pdata::ScopeMetrics& sm, const pdata::ResourceMetrics& rm,
+  // resource_json_ = "resource":{..} once per resource; tail_ = ,<resource>,"scope":{..} once per scope.
+  void cache_resource(const pdata::Resource& r, std::string_view schema_url, bool metrics_mode);
+  void cache_scope(const pdata::InstrumentationScope& s, std::string_view schema_url, bool metrics_mode);
+  void encode_scope_metrics(JsonWriter& w, const pdata::ScopeMetrics& sm, const pdata::ResourceMetrics& rm,
                             EncodedBatch& out);
-  bool write_metric_value(std::string& o, const pdata::Metric& m, std::uint32_t i, std::string_view& tpl,
+  bool write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uint32_t i, std::string_view& tpl,
                           std::uint64_t& doc_count, EncodeStats& stats);
 
   EncoderConfig config_;
-  Route route_, scope_route_;
+  Route route_;
+  CachedRoute scope_route_, event_route_;  // event_route_: span events (logs) of the current scope
+  bool event_route_ready_ = false;
   std::string_view static_index_, type_;
   const pdata::InstrumentationScope* scope_ = nullptr;
   const pdata::Attributes* resource_ = nullptr;
-  std::string resource_json_, scope_json_;  // cached per resource / scope
-  std::string tmp_;                         // kvlist stringification (metrics)
+  std::string resource_json_;  // cached per resource
+  std::string tail_;           // ,"resource":{..},"scope":{..} cached per scope
+  std::string tmp_;            // kvlist stringification (metrics)
   std::string doc_, templates_, names_concat_, pool_;
   std::vector<std::string_view> names_;
   std::vector<PointRef> points_;
   std::vector<Group> groups_;
   std::vector<std::uint32_t> table_;
-  std::size_t item_start_ = 0, action_end_ = 0;
 };
 
 }  // namespace tern::encoding::es

@@ -1,0 +1,244 @@
+#include "encoding/elasticsearch/json_writer.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace tern::encoding::es {
+namespace {
+
+// Input bytes escaped per reservation (worst case 6 output bytes each).
+constexpr std::size_t kEscapeBlock = 4096;
+
+// 0: copy as is, 1: escape, 2: start of a multi-byte UTF-8 sequence (validate).
+constexpr std::array<std::uint8_t, 256> kEscape = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (int i = 0; i < 0x20; ++i) t[i] = 1;
+  t['"'] = 1;
+  t['\\'] = 1;
+  for (int i = 0x80; i < 0x100; ++i) t[i] = 2;
+  return t;
+}();
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+// "00".."ff": one table load writes both hex digits of a byte.
+constexpr std::array<char, 512> kHexPairs = [] {
+  std::array<char, 512> t{};
+  for (int i = 0; i < 256; ++i) {
+    t[2 * i] = kHexDigits[i >> 4];
+    t[2 * i + 1] = kHexDigits[i & 15];
+  }
+  return t;
+}();
+
+// "00".."99": two decimal digits per table load.
+constexpr std::array<char, 200> kDigitPairs = [] {
+  std::array<char, 200> t{};
+  for (int i = 0; i < 100; ++i) {
+    t[2 * i] = static_cast<char>('0' + i / 10);
+    t[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return t;
+}();
+
+// Length of the valid UTF-8 sequence at p (n bytes left), or 0 if invalid
+// (overlong, surrogate, > U+10FFFF, truncated).
+inline std::size_t utf8_len(const unsigned char* p, std::size_t n) {
+  const unsigned c = p[0];
+  auto cont = [&](std::size_t i) { return i < n && (p[i] & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    if (n < 3 || !cont(1) || !cont(2)) return 0;
+    if (c == 0xE0 && p[1] < 0xA0) return 0;
+    if (c == 0xED && p[1] > 0x9F) return 0;
+    return 3;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    if (n < 4 || !cont(1) || !cont(2) || !cont(3)) return 0;
+    if (c == 0xF0 && p[1] < 0x90) return 0;
+    if (c == 0xF4 && p[1] > 0x8F) return 0;
+    return 4;
+  }
+  return 0;
+}
+
+// Writes the escape of control/quote/backslash byte `c`; returns the end.
+inline char* escape_byte(char* d, unsigned char c) {
+  d[0] = '\\';
+  switch (c) {
+    case '"':
+      d[1] = '"';
+      return d + 2;
+    case '\\':
+      d[1] = '\\';
+      return d + 2;
+    case '\n':
+      d[1] = 'n';
+      return d + 2;
+    case '\r':
+      d[1] = 'r';
+      return d + 2;
+    case '\t':
+      d[1] = 't';
+      return d + 2;
+    case '\b':
+      d[1] = 'b';
+      return d + 2;
+    case '\f':
+      d[1] = 'f';
+      return d + 2;
+    default:
+      std::memcpy(d + 1, "u00", 3);
+      d[4] = kHexDigits[c >> 4];
+      d[5] = kHexDigits[c & 15];
+      return d + 6;
+  }
+}
+
+}  // namespace
+
+void JsonWriter::grow(std::size_t n) {
+  // resize() zero-fills the new bytes: a chunk of a few KiB at a time keeps
+  // that fill in cache right before the writes land on it. Beyond the
+  // capacity, grow by what is needed: resize() reallocates geometrically.
+  const std::size_t pos = size();
+  const std::size_t spare = out_.capacity() - pos;
+  out_.resize(pos + std::max(n, std::min(chunk_, spare)));
+  rebase(pos);
+}
+
+void JsonWriter::escaped(std::string_view s) {
+  if (s.size() <= json::kInlineString) {
+    done(json::escaped(at(json::escaped_room(s.size())), s));
+    return;
+  }
+  // Long strings in blocks: the reservation stays a few times the block size.
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const std::size_t stop = std::min(s.size(), i + kEscapeBlock);
+    done(json::escape_span(at(json::escaped_room(stop - i)), p, i, stop, s.size()));
+  }
+}
+
+namespace json {
+
+char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t stop, std::size_t n) {
+  // Output never exceeds 6 bytes per input byte consumed, so while i < stop at
+  // least 6 * (stop - i) + 16 bytes of room remain: enough for a 16-byte store.
+  while (i < stop) {
+    // Copy the clean run: 16 bytes at a time, stored before checking (the
+    // store is harmless when a special byte is found; d only moves past the
+    // clean prefix).
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (i < stop && i + 16 <= n) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+      // Signed compare: bytes < 0x20 and >= 0x80 (negative) both count as special.
+      const __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
+                                           _mm_cmplt_epi8(x, space));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d), x);
+      const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+      if (mask == 0) {
+        i += 16;
+        d += 16;
+        continue;
+      }
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(mask));
+      i += k;
+      d += k;
+      break;
+    }
+#endif
+    while (i < stop && i + 8 <= n) {
+      std::uint64_t x;
+      std::memcpy(&x, s + i, 8);
+      if (!clean8(x)) break;
+      std::memcpy(d, &x, 8);
+      i += 8;
+      d += 8;
+    }
+    while (i < stop && kEscape[s[i]] == 0) *d++ = static_cast<char>(s[i++]);
+    if (i >= stop) break;
+    const unsigned char c = s[i];
+    if (kEscape[c] == 1) {
+      d = escape_byte(d, c);
+      ++i;
+    } else {
+      const std::size_t len = utf8_len(s + i, n - i);
+      if (len == 0) {
+        std::memcpy(d, "\xEF\xBF\xBD", 3);  // U+FFFD for each invalid byte
+        d += 3;
+        ++i;
+      } else {
+        std::memcpy(d, s + i, len);
+        d += len;
+        i += len;
+      }
+    }
+  }
+  return d;
+}
+
+char* dbl(char* d, double v) {
+  if (!std::isfinite(v)) return lit(d, "null");
+  return format_double(d, v);
+}
+
+char* hex(char* d, const std::uint8_t* b, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) std::memcpy(d + 2 * i, &kHexPairs[2 * b[i]], 2);
+  return d + 2 * n;
+}
+
+}  // namespace json
+
+char* format_double(char* p, double d) {
+  // Small integral values (5.0, 100.0): the digits of the integer plus ".0".
+  // Below 1e5 the shortest form is always fixed notation, as to_chars writes
+  // it; -0.0 keeps its sign through the general path.
+  if (d > -1e5 && d < 1e5 && d != 0) {
+    const auto i = static_cast<std::int32_t>(d);
+    if (static_cast<double>(i) == d) {
+      p = std::to_chars(p, p + 12, i).ptr;
+      std::memcpy(p, ".0", 2);
+      return p + 2;
+    }
+  }
+  char* e = std::to_chars(p, p + 40, d).ptr;
+  // Elasticsearch must map the field as double: keep a radix point or exponent.
+  for (const char* q = p; q < e; ++q)
+    if (*q == '.' || *q == 'e') return e;
+  std::memcpy(e, ".0", 2);
+  return e + 2;
+}
+
+char* JsonWriter::format_timestamp(char* d, std::uint64_t ns) {
+  char* const begin = d;
+  const std::uint64_t ms = ns / 1000000;
+  const auto rem = static_cast<std::uint32_t>(ns % 1000000);
+  if (ms != ts_ms_) {
+    ts_len_ = static_cast<std::size_t>(std::to_chars(ts_digits_, ts_digits_ + sizeof ts_digits_, ms).ptr -
+                                       ts_digits_);
+    ts_ms_ = ms;
+  }
+  *d++ = '"';
+  std::memcpy(d, ts_digits_, sizeof ts_digits_);  // fixed size: a few moves; the excess is overwritten
+  d += ts_len_;
+  *d++ = '.';
+  std::memcpy(d, &kDigitPairs[2 * (rem / 10000)], 2);
+  std::memcpy(d + 2, &kDigitPairs[2 * (rem / 100 % 100)], 2);
+  std::memcpy(d + 4, &kDigitPairs[2 * (rem % 100)], 2);
+  d[6] = '"';
+  d += 7;
+  ts_ns_ = ns;
+  ts_text_len_ = static_cast<std::size_t>(d - begin);  // <= 1 + 20 + 8 < sizeof ts_text_
+  std::memcpy(ts_text_, begin, ts_text_len_);
+  return d;
+}
+
+}  // namespace tern::encoding::es

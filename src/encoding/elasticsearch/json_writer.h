@@ -1,0 +1,263 @@
+#pragma once
+// JSON output for the encoder: pointer-based primitives plus JsonWriter, which
+// owns the growth of the output std::string.
+//
+// Why pointers: a document is ~30 small pieces. Appending each with
+// std::string::append (or a writer whose cursor lives in memory) makes every
+// piece reload and store the cursor, because char stores may alias it. Hot
+// code instead asks the writer once for room (at(n): a pointer with at least
+// n writable bytes), writes through a local char* with the json:: functions
+// below, and hands the pointer back (done()). Each json:: function states the
+// room it needs; callers reserve the sum first, so nothing can overflow.
+//
+// The string is grown in chunks with resize() (its zero-fill touches a few KiB
+// just before the writes land there) and trimmed to the written size by
+// finish() or the destructor; in between, out.size() is meaningless.
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace tern::encoding::es {
+
+namespace json {
+
+// Strings longer than this take the writer's chunked path (JsonWriter::string)
+// so that reserving their worst case (6 bytes per input byte) stays small.
+constexpr std::size_t kInlineString = 256;
+
+// Room needed by escaped(n bytes) / string(n bytes).
+constexpr std::size_t escaped_room(std::size_t n) { return 6 * n + 16; }
+constexpr std::size_t string_room(std::size_t n) { return escaped_room(n) + 2; }
+constexpr std::size_t kIntegerRoom = 24;
+constexpr std::size_t kDoubleRoom = 48;
+constexpr std::size_t kTimestampRoom = 48;
+
+template <std::size_t N>
+inline char* lit(char* d, const char (&s)[N]) {
+  std::memcpy(d, s, N - 1);  // compile-time size: a few moves
+  return d + N - 1;
+}
+inline char* raw(char* d, std::string_view s) {
+  std::memcpy(d, s.data(), s.size());
+  return d + s.size();
+}
+
+// True when none of the 8 bytes needs escaping or UTF-8 validation (< 0x20,
+// '"', '\\', >= 0x80). The borrow trick can only misfire next to a real hit,
+// so the any-byte answer is exact.
+inline bool clean8(std::uint64_t x) {
+  constexpr std::uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+  const std::uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+  return (((((x - ones * 0x20) | (q - ones) | (b - ones)) & ~x) | x) & high) == 0;
+}
+
+// Escapes s[i, stop) into d and advances i (a UTF-8 sequence that starts
+// before `stop` is read whole, up to n). Room: escaped_room(stop - i).
+char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t stop, std::size_t n);
+
+#if defined(__SSE2__)
+// True when none of the 16 bytes needs escaping or UTF-8 validation. The
+// signed compare catches both < 0x20 and >= 0x80 (negative as int8).
+inline bool clean16(__m128i x) {
+  const __m128i special = _mm_or_si128(
+      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+      _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+  return _mm_movemask_epi8(special) == 0;
+}
+#endif
+
+// `s` escaped for the inside of a JSON string; invalid UTF-8 -> U+FFFD.
+// Room: escaped_room(s.size()).
+[[gnu::always_inline]] inline char* escaped(char* d, std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  // Short clean strings (keys, most values) need no loop: overlapping loads
+  // that stay inside the string decide, overlapping stores copy. Only the
+  // bytes of the string are ever read.
+  if (n >= 8 && n <= 32) {
+#if defined(__SSE2__)
+    __m128i x, y;
+    if (n >= 16) {
+      x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + n - 16));
+      if (clean16(x) && clean16(y)) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d), x);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + n - 16), y);
+        return d + n;
+      }
+    } else {
+      std::uint64_t a, b;
+      std::memcpy(&a, p, 8);
+      std::memcpy(&b, p + n - 8, 8);
+      if (clean16(_mm_set_epi64x(static_cast<long long>(b), static_cast<long long>(a)))) {
+        std::memcpy(d, &a, 8);
+        std::memcpy(d + n - 8, &b, 8);
+        return d + n;
+      }
+    }
+#else
+    if (n <= 16) {
+      std::uint64_t a, b;
+      std::memcpy(&a, p, 8);
+      std::memcpy(&b, p + n - 8, 8);
+      if (clean8(a) && clean8(b)) {
+        std::memcpy(d, &a, 8);
+        std::memcpy(d + n - 8, &b, 8);
+        return d + n;
+      }
+    }
+#endif
+  } else if (n >= 4 && n < 8) {
+    std::uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    if (clean8(a | static_cast<std::uint64_t>(b) << 32)) {
+      std::memcpy(d, &a, 4);
+      std::memcpy(d + n - 4, &b, 4);
+      return d + n;
+    }
+  } else if (n == 1 && p[0] >= 0x20 && p[0] < 0x80 && p[0] != '"' && p[0] != '\\') {
+    *d = static_cast<char>(p[0]);
+    return d + 1;
+  }
+  std::size_t i = 0;
+  return escape_span(d, p, i, n, n);
+}
+// Room: string_room(s.size()).
+[[gnu::always_inline]] inline char* string(char* d, std::string_view s) {
+  *d++ = '"';
+  d = escaped(d, s);
+  *d++ = '"';
+  return d;
+}
+// Room: kIntegerRoom.
+template <class Int>
+inline char* integer(char* d, Int v) {
+  return std::to_chars(d, d + kIntegerRoom, v).ptr;
+}
+// Shortest round-trip form, always with '.' or exponent; non-finite -> null.
+// Room: kDoubleRoom.
+char* dbl(char* d, double v);
+// Lowercase hex of n bytes. Room: 2 * n.
+char* hex(char* d, const std::uint8_t* b, std::size_t n);
+
+}  // namespace json
+
+class JsonWriter {
+ public:
+  // `chunk`: how far to grow the string beyond what a write needs, within its
+  // capacity. 0 grows exactly (for one-off appends to a long-lived string).
+  explicit JsonWriter(std::string& out, std::size_t chunk = 16 * 1024) : out_(out), chunk_(chunk) {
+    rebase(out.size());
+  }
+  ~JsonWriter() { finish(); }
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
+
+  // Bytes written so far, counting what the string held before.
+  std::size_t size() const { return static_cast<std::size_t>(p_ - out_.data()); }
+  // Trims the string to what was written. The writer stays usable.
+  void finish() {
+    out_.resize(size());
+    rebase(out_.size());
+  }
+  // What was written, while writing (for scratch writers reused with truncate).
+  std::string_view view() const { return {out_.data(), size()}; }
+  // Drops everything written after absolute position `pos` (pos <= size()).
+  void truncate(std::size_t pos) { p_ = out_.data() + pos; }
+
+  // The cursor, with at least `n` writable bytes behind it. Write through the
+  // returned pointer with json::*, then pass the end to done(). No other
+  // writer call may come in between.
+  char* at(std::size_t n) {
+    if (n > static_cast<std::size_t>(end_ - p_)) grow(n);
+    return p_;
+  }
+  void done(char* p) { p_ = p; }
+  // Absolute position of a pointer obtained from at().
+  std::size_t pos(const char* p) const { return static_cast<std::size_t>(p - out_.data()); }
+
+  // Checked writes, one piece at a time (cold paths).
+  template <std::size_t N>
+  void lit(const char (&s)[N]) {
+    done(json::lit(at(N - 1), s));
+  }
+  void raw(std::string_view s) { done(json::raw(at(s.size()), s)); }
+  void put(char c) {
+    char* d = at(1);
+    *d = c;
+    done(d + 1);
+  }
+  template <class Int>
+  void integer(Int v) {
+    done(json::integer(at(json::kIntegerRoom), v));
+  }
+  void dbl(double d) { done(json::dbl(at(json::kDoubleRoom), d)); }
+  void hex(const std::uint8_t* b, std::size_t n) { done(json::hex(at(2 * n), b, n)); }
+  // `s` as a JSON string, quotes included; any length.
+  void string(std::string_view s) {
+    put('"');
+    escaped(s);
+    put('"');
+  }
+  // `s` escaped, no quotes; any length (long strings are escaped in blocks).
+  void escaped(std::string_view s);
+
+  // "<epoch_ms>.<ns remainder, 6 digits>" with its quotes (spec section 1).
+  // Room: json::kTimestampRoom. The epoch_ms digits of the last call are
+  // kept: the records of a batch mostly share their millisecond.
+  char* timestamp(char* d, std::uint64_t ns) {
+    if (ns == ts_ns_) {
+      std::memcpy(d, ts_text_, sizeof ts_text_);  // fixed size: a few moves; room covers it
+      return d + ts_text_len_;
+    }
+    return format_timestamp(d, ns);
+  }
+  void timestamp(std::uint64_t ns) { done(timestamp(at(json::kTimestampRoom), ns)); }
+  // ns / 1e6 as a JSON integer (metrics timestamps), the last one cached.
+  // Room: json::kIntegerRoom.
+  char* millis(char* d, std::uint64_t ns) {
+    const std::uint64_t ms = ns / 1000000;
+    if (ms != ms_value_) {
+      ms_len_ = static_cast<std::size_t>(json::integer(ms_text_, ms) - ms_text_);
+      ms_value_ = ms;
+    }
+    std::memcpy(d, ms_text_, sizeof ms_text_);  // fixed size; room covers it
+    return d + ms_len_;
+  }
+
+ private:
+  void grow(std::size_t n);
+  char* format_timestamp(char* d, std::uint64_t ns);
+  void rebase(std::size_t pos) {
+    p_ = out_.data() + pos;
+    end_ = out_.data() + out_.size();
+  }
+
+  std::string& out_;
+  std::size_t chunk_;
+  char* p_ = nullptr;
+  char* end_ = nullptr;  // out_.data() + out_.size(): the writable limit
+  // The last timestamp written, whole (records of a batch often share it),
+  // and the epoch_ms digits of the last one formatted (or share the ms).
+  std::uint64_t ts_ns_ = ~std::uint64_t{0}, ts_ms_ = ~std::uint64_t{0};
+  char ts_text_[32] = {};
+  std::size_t ts_text_len_ = 0;
+  char ts_digits_[24] = {};
+  std::size_t ts_len_ = 0;
+  std::uint64_t ms_value_ = ~std::uint64_t{0};
+  char ms_text_[json::kIntegerRoom] = {};
+  std::size_t ms_len_ = 0;
+};
+
+// Writes the shortest round-trip form of a finite double with '.' or exponent
+// into `p` (room for 40 bytes); returns the end. Exposed for tests.
+char* format_double(char* p, double d);
+
+}  // namespace tern::encoding::es

@@ -1,0 +1,301 @@
+// Edge cases of the encoder's fast paths (src/encoding/elasticsearch/json_writer.h):
+// the block-wise escape scan against a byte-at-a-time reference at every
+// position of 16/32-byte blocks, invalid UTF-8 straddling block boundaries,
+// long strings crossing the writer's escape blocks, number formatting at
+// digit-count boundaries, the double fast path against std::to_chars, and the
+// timestamp/millisecond caches when consecutive values change.
+#include "encoding/elasticsearch/json_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "test_util.h"
+
+namespace tern::encoding::es::test {
+namespace {
+
+// Reference: one byte at a time, straight from the spec (section 1).
+std::string reference_escape(std::string_view s) {
+  static const char* hex = "0123456789abcdef";
+  std::string o = "\"";
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned c = p[i];
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += static_cast<char>(c);
+      ++i;
+    } else if (c < 0x20) {
+      switch (c) {
+        case '\n':
+          o += "\\n";
+          break;
+        case '\r':
+          o += "\\r";
+          break;
+        case '\t':
+          o += "\\t";
+          break;
+        case '\b':
+          o += "\\b";
+          break;
+        case '\f':
+          o += "\\f";
+          break;
+        default:
+          o += "\\u00";
+          o += hex[c >> 4];
+          o += hex[c & 15];
+      }
+      ++i;
+    } else if (c < 0x80) {
+      o += static_cast<char>(c);
+      ++i;
+    } else {
+      // Decode one scalar value; anything malformed is one U+FFFD per byte.
+      std::size_t len = 0;
+      std::uint32_t cp = 0;
+      if (c >= 0xC2 && c <= 0xDF)
+        len = 2, cp = c & 0x1F;
+      else if (c >= 0xE0 && c <= 0xEF)
+        len = 3, cp = c & 0x0F;
+      else if (c >= 0xF0 && c <= 0xF4)
+        len = 4, cp = c & 0x07;
+      bool ok = len != 0 && i + len <= n;
+      for (std::size_t k = 1; ok && k < len; ++k) {
+        ok = (p[i + k] & 0xC0) == 0x80;
+        cp = cp << 6 | (p[i + k] & 0x3F);
+      }
+      if (ok && len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
+      if (ok && len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ok = false;
+      if (ok) {
+        o.append(s.substr(i, len));
+        i += len;
+      } else {
+        o += "\xEF\xBF\xBD";
+        ++i;
+      }
+    }
+  }
+  return o + "\"";
+}
+
+std::string escape(std::string_view s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+// Every special byte class at every position of strings 0..70 bytes long:
+// covers the 1/4/8/16/32-byte fast paths, their overlapping halves, and the
+// 16-byte scan with its 8-byte and scalar tails.
+TEST(EsJsonWriter, EscapeAtEveryBlockPosition) {
+  const std::string specials[] = {"\"",
+                                  "\\",
+                                  "\n",
+                                  std::string(1, '\0'),
+                                  "\x1f",
+                                  "\x7f",
+                                  "\xC3\xA9",
+                                  "\xE2\x82\xAC",
+                                  "\xF0\x9F\x98\x80",
+                                  "\x80",
+                                  "\xC0",
+                                  "\xED\xA0\x80",
+                                  "\xF4\x90\x80\x80"};
+  for (std::size_t n = 0; n <= 70; ++n) {
+    const std::string clean(n, 'k');
+    ASSERT_EQ(escape(clean), reference_escape(clean)) << n;
+    for (const auto& sp : specials)
+      for (std::size_t pos = 0; pos <= n; ++pos) {
+        std::string s = clean;
+        s.insert(pos, sp);
+        ASSERT_EQ(escape(s), reference_escape(s)) << "len " << s.size() << " pos " << pos;
+      }
+  }
+}
+
+// A multi-byte sequence (valid or cut short) placed across each 16-byte block edge.
+TEST(EsJsonWriter, Utf8AcrossBlockBoundaries) {
+  const std::string seqs[] = {"\xF0\x9F\x98\x80", "\xE2\x82\xAC", "\xC3\xA9",
+                              "\xF0\x9F\x98",     "\xE2\x82",     "\xC3"};
+  for (const auto& seq : seqs)
+    for (std::size_t edge : {8u, 16u, 32u, 48u, 4096u})
+      for (std::size_t back = 0; back <= seq.size(); ++back) {
+        std::string s(edge - back, 'a');
+        s += seq;
+        s += std::string(20, 'b');
+        ASSERT_EQ(escape(s), reference_escape(s)) << "edge " << edge << " back " << back;
+        s += seq;  // and at the very end of the string
+        ASSERT_EQ(escape(s), reference_escape(s)) << "edge " << edge << " back " << back;
+      }
+}
+
+// Long strings take the writer's block path (kInlineString, 4096-byte blocks):
+// specials and sequences right at and around those boundaries.
+TEST(EsJsonWriter, LongStringsAcrossWriterBlocks) {
+  std::mt19937_64 rng(42);
+  const char* pieces[] = {"a",    "\"",      "\n", "\x01", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80",
+                          "\x80", "\xE2\x82"};
+  for (std::size_t n : {255u, 256u, 257u, 4095u, 4096u, 4097u, 8191u, 8193u, 20000u}) {
+    for (int round = 0; round < 4; ++round) {
+      std::string s;
+      while (s.size() < n) s += round == 0 ? "x" : pieces[rng() % std::size(pieces)];
+      ASSERT_EQ(escape(s), reference_escape(s)) << n;
+    }
+  }
+  // All control characters: the worst case (6 bytes per input byte) in one string.
+  const std::string worst(10000, '\x01');
+  EXPECT_EQ(escape(worst), reference_escape(worst));
+  EXPECT_EQ(escape(worst).size(), 6 * worst.size() + 2);
+}
+
+TEST(EsJsonWriter, RandomStringsMatchReference) {
+  std::mt19937_64 rng(7);
+  for (int it = 0; it < 20000; ++it) {
+    std::string s(rng() % 100, '\0');
+    for (auto& c : s) c = static_cast<char>(rng() % 4 ? 'a' + rng() % 26 : rng() & 0xFF);
+    ASSERT_EQ(escape(s), reference_escape(s)) << it;
+  }
+}
+
+TEST(EsJsonWriter, IntegersAtDigitBoundaries) {
+  std::string out;
+  JsonWriter w(out);
+  std::string expect;
+  std::uint64_t p = 1;
+  for (int digits = 1; digits <= 20; ++digits) {
+    for (std::uint64_t v : {p - 1, p, p + 1}) {
+      w.integer(v);
+      w.put(',');
+      expect += std::to_string(v) + ",";
+    }
+    if (digits < 20) p *= 10;
+  }
+  for (std::int64_t v : {std::numeric_limits<std::int64_t>::min(), std::int64_t{-1}, std::int64_t{0},
+                         std::numeric_limits<std::int64_t>::max()}) {
+    w.integer(v);
+    w.put(',');
+    expect += std::to_string(v) + ",";
+  }
+  w.finish();
+  EXPECT_EQ(out, expect);
+}
+
+// The double fast path (small integral values) must write what to_chars + ".0" writes.
+TEST(EsJsonWriter, DoubleFastPathMatchesToChars) {
+  auto slow = [](double d) {
+    char buf[64];
+    char* e = std::to_chars(buf, buf + sizeof buf, d).ptr;
+    std::string s(buf, e);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return s;
+  };
+  auto fast = [](double d) {
+    std::string o;
+    append_double(o, d);
+    return o;
+  };
+  for (int i = -110000; i <= 110000; ++i) ASSERT_EQ(fast(i), slow(i)) << i;
+  for (double d : {-0.0, 0.0, 0.5, -0.5, 99999.5, 1e5, -1e5, 1e15, 1e16, 1e21, 1e22, 5e-324,
+                   1.7976931348623157e308, 123456.0, 9007199254740993.0})
+    EXPECT_EQ(fast(d), slow(d)) << d;
+  EXPECT_EQ(fast(std::nan("")), "null");
+  EXPECT_EQ(fast(-std::numeric_limits<double>::infinity()), "null");
+}
+
+std::string ts(JsonWriter& w, std::uint64_t ns) {
+  const std::size_t before = w.size();
+  w.timestamp(ns);
+  return std::string(w.view().substr(before));
+}
+
+// Consecutive timestamps: same value, same millisecond, next millisecond and
+// second, a far jump and back: the caches must never serve a stale prefix.
+TEST(EsJsonWriter, TimestampCacheAcrossChanges) {
+  std::string out;
+  JsonWriter w(out);
+  EXPECT_EQ(ts(w, 1721314113467654123ull), "\"1721314113467.654123\"");
+  EXPECT_EQ(ts(w, 1721314113467654123ull), "\"1721314113467.654123\"");
+  EXPECT_EQ(ts(w, 1721314113467000005ull), "\"1721314113467.000005\"");
+  EXPECT_EQ(ts(w, 1721314113467999999ull), "\"1721314113467.999999\"");
+  EXPECT_EQ(ts(w, 1721314113468000000ull), "\"1721314113468.000000\"");
+  EXPECT_EQ(ts(w, 1721314114468000000ull), "\"1721314114468.000000\"");
+  EXPECT_EQ(ts(w, 999999ull), "\"0.999999\"");
+  EXPECT_EQ(ts(w, 0), "\"0.000000\"");
+  EXPECT_EQ(ts(w, 1000000ull), "\"1.000000\"");
+  EXPECT_EQ(ts(w, 1721314113467654123ull), "\"1721314113467.654123\"");
+  EXPECT_EQ(ts(w, ~std::uint64_t{0}), "\"18446744073709.551615\"");
+  EXPECT_EQ(ts(w, ~std::uint64_t{0} - 1), "\"18446744073709.551614\"");
+  // The millisecond cache of metrics timestamps.
+  auto ms = [&](std::uint64_t ns) {
+    char buf[json::kIntegerRoom];
+    return std::string(buf, w.millis(buf, ns));
+  };
+  EXPECT_EQ(ms(3600000999999ull), "3600000");
+  EXPECT_EQ(ms(3600000000000ull), "3600000");
+  EXPECT_EQ(ms(3600001000000ull), "3600001");
+  EXPECT_EQ(ms(0), "0");
+  EXPECT_EQ(ms(~std::uint64_t{0}), "18446744073709");
+}
+
+// Log records whose timestamps change record to record, through the encoder.
+TEST(EsJsonWriter, EncoderTimestampsChangeBetweenRecords) {
+  LogsData d;
+  auto& sl = d.resource_logs.emplace_back(d.arena).scope_logs.emplace_back(d.arena);
+  const std::uint64_t times[] = {5, 5, 1000005, 999999999, 1000000000, 1000000000, 0};
+  for (auto t : times) {
+    auto& r = sl.log_records.emplace_back(d.arena);
+    r.time_unix_nano = t;
+    r.observed_time_unix_nano = 7000000007;
+  }
+  EncodedBatch b;
+  Encoder(EncoderConfig{}).encode_logs(d, b);
+  expect_valid(b);
+  const char* want[] = {"0.000005",    "0.000005",    "1.000005",   "999.999999",
+                        "1000.000000", "1000.000000", "7000.000007"};
+  for (std::size_t i = 0; i < std::size(times); ++i) {
+    EXPECT_EQ(doc(b, i)["@timestamp"], want[i]) << i;
+    EXPECT_EQ(doc(b, i)["observed_timestamp"], "7000.000007") << i;
+  }
+}
+
+// The writer grows the string in chunks and trims it; appending to a batch that
+// already holds data keeps that data and the item offsets.
+TEST(EsJsonWriter, GrowsTrimsAndAppends) {
+  std::string out = "prefix";
+  {
+    JsonWriter w(out);
+    for (int i = 0; i < 100000; ++i) w.lit("0123456789");
+    EXPECT_EQ(w.size(), 6u + 1000000u);
+    w.truncate(10);
+    w.put('!');
+  }
+  EXPECT_EQ(out, "prefix0123!");
+  std::string small = "s";
+  append_json_string(small, "x");
+  EXPECT_EQ(small, "s\"x\"");
+  EXPECT_EQ(small.size(), 4u);
+
+  LogsData d;
+  auto& sl = d.resource_logs.emplace_back(d.arena).scope_logs.emplace_back(d.arena);
+  sl.log_records.emplace_back(d.arena).body = s(d.arena, "one");
+  EncodedBatch b;
+  Encoder enc(EncoderConfig{});
+  enc.encode_logs(d, b);
+  const std::string first = b.data;
+  enc.encode_logs(d, b);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b.data, first + first);
+  EXPECT_EQ(b.items[1].offset, first.size());
+  expect_valid(b);
+}
+
+}  // namespace
+}  // namespace tern::encoding::es::test
