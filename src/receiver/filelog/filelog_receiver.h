@@ -26,7 +26,7 @@ struct FilelogReceiverOptions {
   // Batches handed over whose delivery has not settled yet; past this the receiver waits
   // before reading on. Bounds the memory the pipeline holds for this receiver (about this
   // many batches of lines, encoded) while keeping several bulk requests in flight.
-  std::size_t max_unsettled_batches = 8;
+  std::size_t max_unsettled_batches = 32;
 };
 
 class FilelogReceiver {
