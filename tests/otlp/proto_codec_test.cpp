@@ -322,8 +322,9 @@ TEST(OtlpProto, ScalarAttributeValuesAtTheFastPathEdges) {
       len(6, len(2, len(1, "v")) + len(1, "rev")) +               // value before key
       attr(std::string(130, 'k'), vint(3, 9)) +                   // two-byte key length
       len(6, len(1, "extra") + len(2, vint(2, 1)) + vint(5, 3));  // a field after the value
+  const std::string input = logs_with_record(record);  // decoded strings are views into it
   LogsData d;
-  ASSERT_FALSE(decode_logs_proto(logs_with_record(record), d));
+  ASSERT_FALSE(decode_logs_proto(input, d));
   const auto& a = d.resource_logs[0].scope_logs[0].log_records[0].attributes;
   ASSERT_EQ(a.size(), 16u);
   EXPECT_EQ(a[0].value.kind, ValueKind::String);
