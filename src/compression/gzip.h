@@ -1,7 +1,13 @@
 #pragma once
 // gzip for every wire (exporter bodies, receiver and sink request bodies, generator
-// requests), on libdeflate. Compressors and decompressors are reusable objects:
-// one per thread/worker, no shared state.
+// requests). Compressors and decompressors are reusable objects: one per
+// thread/worker, no shared state.
+//
+// Level 1 (the default everywhere) compresses with ISA-L's igzip, about 4x faster than
+// libdeflate's level 1 at nearly the same ratio on bulk NDJSON (1.33 GB/s, 9.3:1 vs
+// 0.32 GB/s, 9.5:1 here); gzip was half of the exporter's CPU per event. Level 0 (stored)
+// and levels 2-12 use libdeflate, for callers that trade CPU for a better ratio.
+// Decompression is libdeflate's.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -9,11 +15,12 @@
 
 struct libdeflate_compressor;
 struct libdeflate_decompressor;
+struct isal_zstream;
 
 namespace tern::compression {
 
 class GzipCompressor {
-public:
+ public:
   explicit GzipCompressor(int level = 1);
   ~GzipCompressor();
   GzipCompressor(const GzipCompressor&) = delete;
@@ -22,13 +29,17 @@ public:
   void compress(std::string_view in, std::string& out);
   int level() const { return level_; }
 
-private:
-  libdeflate_compressor* c_;
+ private:
+  void compress_igzip(std::string_view in, std::string& out);
+
+  libdeflate_compressor* c_ = nullptr;   // levels 0 and 2-12
+  std::unique_ptr<isal_zstream> igzip_;  // level 1
+  std::unique_ptr<unsigned char[]> igzip_level_buf_;
   int level_;
 };
 
 class GzipDecompressor {
-public:
+ public:
   GzipDecompressor();
   ~GzipDecompressor();
   GzipDecompressor(const GzipDecompressor&) = delete;
@@ -37,13 +48,14 @@ public:
   // for corrupt input or when the output would exceed `max_size` (zip bombs).
   bool decompress(std::string_view in, std::string& out, std::size_t max_size, std::string* error = nullptr);
 
-private:
+ private:
   libdeflate_decompressor* d_;
 };
 
 // True if `data` starts with the gzip magic bytes.
 inline bool looks_gzipped(std::string_view data) {
-  return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
+  return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
+         static_cast<unsigned char>(data[1]) == 0x8b;
 }
 
 }  // namespace tern::compression

@@ -52,6 +52,9 @@ class Session : public std::enable_shared_from_this<Session> {
     read_body();
   }
   void read_body() {
+    // Reserve so that each recv takes up to 64 KiB of the body (Beast reads only the
+    // free capacity, at least 512 bytes, and the body moves out of the buffer).
+    buffer_.reserve(64 * 1024);
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }

@@ -192,6 +192,9 @@ struct HttpClient::Impl {
     c.lowest().expires_after(opt.request_timeout);
     auto ec = run([&](auto h) { http::async_write(s, req, h); });
     if (ec) return ec;
+    // Beast reads only the buffer's free capacity (at least 512 bytes) per recv, and the
+    // body moves out of it: reserve, or a 100 KB bulk response takes ~200 recv calls.
+    c.buffer.reserve(64 * 1024);
     ec = run([&](auto h) { http::async_read(s, c.buffer, parser, h); });
     c.lowest().expires_never();
     return ec;

@@ -190,6 +190,7 @@ class HttpClient final : public OtlpClient {
     http::async_write(stream_, req_, [&](beast::error_code e, std::size_t) {
       result = e;
       if (e) return;
+      buffer_.reserve(64 * 1024);  // Beast reads only the free capacity (>= 512 B) per recv
       http::async_read(stream_, buffer_, res, [&](beast::error_code e2, std::size_t) { result = e2; });
     });
     run_io();
