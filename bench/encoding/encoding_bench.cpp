@@ -7,6 +7,9 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "encoding/elasticsearch/json_writer.h"
 #include "objmodel.h"
 #include "support/alloc_counter.h"
 #include "workload.h"
@@ -51,7 +54,66 @@ std::shared_ptr<Data> make(std::size_t n, Build build) {
   return d;
 }
 
+// Escape/<text>/<impl>: one string value escaped for a JSON document, the work behind
+// every body and attribute. `jsonline` is the race's log line (a JSON object shipped as
+// text: one `"` every ~8 bytes), `plain` has nothing to escape, `utf8` mixes 2-, 3- and
+// 4-byte sequences. objmodel: nlohmann::json's dump() of the same string.
+void register_escape() {
+  struct Text {
+    const char* name;
+    std::string value;
+  };
+  static const Text kTexts[] = {
+      {"plain",
+       "GET /api/v1/items/32098 200 143ms user=1719584 request=8b9d2434e465e150bd9c66b3ad3c2d6d "
+       "service=checkout region=eu-west-1 pod=checkout-7d9f8b6c5d-x2x9z node=ip-10-0-3-17 "
+       "trace=4bf92f3577b34da6a3ce929d0e0e4736 span=00f067aa0ba902b7 bytes=5120"},
+      {"jsonline",
+       R"({"ts":"2025-12-03T08:00:00.000Z","level":"info","service":"checkout","msg":"PUT /api/v1/items/32098 200 143ms","user_id":1719584,"request_id":"8b9d2434e465e150bd9c66b3ad3c2d6d","seq":0,"pad":"xxxxxxxxxxxxxxxxxxxxx"})"},
+      {"utf8",
+       "Bestellung für Müller bestätigt: 3 Artikel, Summe 129,90 € — 注文が確定しました — "
+       "Заказ подтверждён — 🚚 versandt nach Köln, Zustellung Dienstag 🙂 ok"},
+  };
+  for (const Text& t : kTexts) {
+    const std::string name = t.name;
+    benchmark::RegisterBenchmark(("Escape/" + name + "/direct").c_str(), [&t](benchmark::State& st) {
+      std::string out;
+      out.reserve(1 << 16);
+      {
+        tern::bench::AllocScope allocs(st);
+        for (auto _ : st) {
+          out.clear();
+          tern::encoding::es::JsonWriter w(out, 0);
+          for (int k = 0; k < 64; ++k) w.string(t.value);
+          w.finish();
+          benchmark::DoNotOptimize(out.data());
+        }
+      }
+      st.counters["events_per_second"] =
+          benchmark::Counter(static_cast<double>(64 * st.iterations()), benchmark::Counter::kIsRate);
+      st.SetBytesProcessed(static_cast<std::int64_t>(64 * t.value.size() * st.iterations()));
+      st.counters["output_bytes_per_op"] = static_cast<double>(out.size());
+    });
+    benchmark::RegisterBenchmark(("Escape/" + name + "/objmodel").c_str(), [&t](benchmark::State& st) {
+      std::string out;
+      {
+        tern::bench::AllocScope allocs(st);
+        for (auto _ : st) {
+          out.clear();
+          for (int k = 0; k < 64; ++k) out += nlohmann::json(t.value).dump();
+          benchmark::DoNotOptimize(out.data());
+        }
+      }
+      st.counters["events_per_second"] =
+          benchmark::Counter(static_cast<double>(64 * st.iterations()), benchmark::Counter::kIsRate);
+      st.SetBytesProcessed(static_cast<std::int64_t>(64 * t.value.size() * st.iterations()));
+      st.counters["output_bytes_per_op"] = static_cast<double>(out.size());
+    });
+  }
+}
+
 void register_all() {
+  register_escape();
   for (const Size& s : kSizes) {
     auto logs = make<tern::pdata::LogsData>(s.n, tern::bench::build_logs_workload);
     auto traces = make<tern::pdata::TracesData>(s.n, tern::bench::build_traces_workload);

@@ -686,7 +686,26 @@ void Encoder::cache_scope(const pdata::InstrumentationScope& s, std::string_view
   w.put('}');
 }
 
+void Encoder::SizeGuess::reserve(std::string& data, std::size_t units) const {
+  const std::size_t want = data.size() + units * per_unit + per_unit;
+  if (want > data.capacity()) data.reserve(want);
+}
+
+void Encoder::SizeGuess::learn(std::size_t bytes, std::size_t units) {
+  if (units == 0) return;
+  // 1/16 over the last batch's average: equal batches fit without regrowing.
+  const std::size_t avg = bytes / units;
+  per_unit = avg + avg / 16 + 16;
+}
+
 void Encoder::encode_logs(const pdata::LogsData& logs, EncodedBatch& out) {
+  const std::size_t units = logs.record_count(), start_bytes = out.data.size();
+  log_size_.reserve(out.data, units);
+  encode_logs_into(logs, out);
+  log_size_.learn(out.data.size() - start_bytes, units);
+}
+
+void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   JsonWriter w(out.data);
   for (const auto& rl : logs.resource_logs) {
     cache_resource(rl.resource, rl.schema_url, false);
@@ -792,6 +811,17 @@ char* write_kind(char* d, pdata::SpanKind k) {
 }  // namespace
 
 void Encoder::encode_traces(const pdata::TracesData& traces, EncodedBatch& out) {
+  std::size_t units = 0;
+  for (const auto& rs : traces.resource_spans) {
+    for (const auto& ss : rs.scope_spans) units += ss.spans.size();
+  }
+  const std::size_t start_bytes = out.data.size();
+  span_size_.reserve(out.data, units);
+  encode_traces_into(traces, out);
+  span_size_.learn(out.data.size() - start_bytes, units);
+}
+
+void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& out) {
   JsonWriter w(out.data);
   for (const auto& rs : traces.resource_spans) {
     cache_resource(rs.resource, rs.schema_url, false);
@@ -906,6 +936,13 @@ void Encoder::encode_traces(const pdata::TracesData& traces, EncodedBatch& out) 
 }
 
 void Encoder::encode_metrics(const pdata::MetricsData& metrics, EncodedBatch& out) {
+  const std::size_t units = metrics.data_point_count(), start_bytes = out.data.size();
+  point_size_.reserve(out.data, units);
+  encode_metrics_into(metrics, out);
+  point_size_.learn(out.data.size() - start_bytes, units);
+}
+
+void Encoder::encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out) {
   JsonWriter w(out.data);
   for (const auto& rm : metrics.resource_metrics) {
     cache_resource(rm.resource, rm.schema_url, true);

@@ -92,6 +92,9 @@ class Encoder {
   void write_action(JsonWriter& w, const Route& route, std::string_view id,
                     std::string_view dynamic_templates);
   void write_data_stream(JsonWriter& w, const Route& r);
+  void encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out);
+  void encode_traces_into(const pdata::TracesData& traces, EncodedBatch& out);
+  void encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out);
   void write_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, bool metrics_mode,
                         std::string_view event_name = {});
   // resource_json_ = "resource":{..} once per resource; tail_ = ,<resource>,"scope":{..} once per scope.
@@ -101,6 +104,18 @@ class Encoder {
                             EncodedBatch& out);
   bool write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uint32_t i, std::string_view& tpl,
                           std::uint64_t& doc_count, EncodeStats& stats);
+
+  // Output bytes per log record, span (with its events) and data point, learned from
+  // the previous batch: the output is reserved once up front instead of growing by
+  // reallocation (each doubling copied everything written so far: 6 % of the CPU of a
+  // file-to-Elasticsearch pipeline), and a batch waiting in the queue carries little
+  // slack capacity.
+  struct SizeGuess {
+    std::size_t per_unit = 512;
+    void reserve(std::string& data, std::size_t units) const;
+    void learn(std::size_t bytes, std::size_t units);
+  };
+  SizeGuess log_size_, span_size_, point_size_;
 
   EncoderConfig config_;
   Route route_;

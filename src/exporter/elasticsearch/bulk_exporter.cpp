@@ -501,7 +501,21 @@ struct BulkExporter::Impl {
   void process(Worker& w, HttpClient& client, Request&& r) {
     w.plain.clear();
     w.plain.reserve(r.bytes);
-    for (const auto& ref : r.items) w.plain.append(ref.sub->batch.item(ref.index));
+    // Items of one encoded batch usually sit back to back: append each contiguous run
+    // with one copy instead of one append per document.
+    const char* run = nullptr;
+    std::size_t run_len = 0;
+    for (const auto& ref : r.items) {
+      const std::string_view item = ref.sub->batch.item(ref.index);
+      if (run && run + run_len == item.data()) {
+        run_len += item.size();
+        continue;
+      }
+      if (run) w.plain.append(run, run_len);
+      run = item.data();
+      run_len = item.size();
+    }
+    if (run) w.plain.append(run, run_len);
     std::string* body = &w.plain;
     if (opt.gzip) {
       w.gz.compress(w.plain, w.compressed);
