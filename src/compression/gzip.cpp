@@ -28,45 +28,59 @@ GzipCompressor::~GzipCompressor() {
   if (c_) libdeflate_free_compressor(c_);
 }
 
-void GzipCompressor::compress_igzip(std::string_view in, std::string& out) {
+void GzipCompressor::compress_igzip(std::span<const std::string_view> parts, std::string& out) {
   isal_zstream& s = *igzip_;
   isal_deflate_init(&s);
   s.gzip_flag = IGZIP_GZIP;
   s.level = kIgzipLevel;
   s.level_buf = igzip_level_buf_.get();
   s.level_buf_size = static_cast<std::uint32_t>(kIgzipLevelBuf);
-  s.end_of_stream = 1;
   s.flush = NO_FLUSH;
-  // avail_in/avail_out are 32-bit: feed at most 1 GiB per call (bodies are far smaller).
-  constexpr std::size_t kMaxChunk = std::size_t{1} << 30;
-  const auto* next = reinterpret_cast<const std::uint8_t*>(in.data());
-  std::size_t left = in.size();
+  std::size_t total = 0;
+  for (auto p : parts) total += p.size();
   // First guess: telemetry JSON and protobuf compress 5-10x. Incompressible input (it
   // grows by 5 bytes per stored 64 KiB block plus header and trailer) makes the loop
   // below double the buffer and go on where it stopped.
   std::size_t written = 0;
-  out.resize(in.size() / 4 + 1024);
+  out.resize(total / 4 + 1024);
+  // avail_in/avail_out are 32-bit: at most 1 GiB per call (bodies are far smaller).
+  constexpr std::size_t kMaxChunk = std::size_t{1} << 30;
+  std::size_t k = 0;
+  std::string_view cur = parts.empty() ? std::string_view{} : parts[0];
   for (;;) {
-    const std::size_t chunk = std::min(left, kMaxChunk);
-    s.next_in = const_cast<std::uint8_t*>(next);
+    while (cur.empty() && k + 1 < parts.size()) cur = parts[++k];
+    const std::size_t chunk = std::min(cur.size(), kMaxChunk);
+    s.next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(cur.data()));
     s.avail_in = static_cast<std::uint32_t>(chunk);
-    s.end_of_stream = chunk == left ? 1 : 0;
+    s.end_of_stream = (k + 1 >= parts.size() && chunk == cur.size()) ? 1 : 0;
     s.next_out = reinterpret_cast<std::uint8_t*>(out.data()) + written;
     s.avail_out = static_cast<std::uint32_t>(std::min(out.size() - written, kMaxChunk));
     const std::uint32_t out_before = s.avail_out;
     if (isal_deflate(&s) != COMP_OK) throw std::runtime_error("igzip: deflate failed");
-    written += out_before - s.avail_out;
-    const std::size_t consumed = chunk - s.avail_in;
-    next += consumed;
-    left -= consumed;
+    const std::size_t produced = out_before - s.avail_out, consumed = chunk - s.avail_in;
+    written += produced;
+    cur.remove_prefix(consumed);
     if (s.internal_state.state == ZSTATE_END) break;
-    if (s.avail_out == 0) out.resize(out.size() * 2);
+    if (s.avail_out == 0) {
+      out.resize(out.size() * 2);
+    } else if (produced == 0 && consumed == 0 && s.end_of_stream) {
+      throw std::runtime_error("igzip: deflate made no progress");
+    }
   }
   out.resize(written);
 }
 
-void GzipCompressor::compress(std::string_view in, std::string& out) {
-  if (igzip_) return compress_igzip(in, out);
+void GzipCompressor::compress(std::string_view in, std::string& out) { compress(std::span(&in, 1), out); }
+
+void GzipCompressor::compress(std::span<const std::string_view> parts, std::string& out) {
+  if (igzip_) return compress_igzip(parts, out);
+  if (parts.size() == 1) return compress_deflate(parts[0], out);
+  joined_.clear();
+  for (auto p : parts) joined_.append(p);
+  compress_deflate(joined_, out);
+}
+
+void GzipCompressor::compress_deflate(std::string_view in, std::string& out) {
   const std::size_t bound = libdeflate_gzip_compress_bound(c_, in.size());
   out.resize(bound);
   const std::size_t n = libdeflate_gzip_compress(c_, in.data(), in.size(), out.data(), bound);

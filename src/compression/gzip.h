@@ -10,6 +10,7 @@
 // Decompression is libdeflate's.
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -27,14 +28,19 @@ class GzipCompressor {
   GzipCompressor& operator=(const GzipCompressor&) = delete;
   // Replaces `out` with the gzip of `in` (reuses out's capacity).
   void compress(std::string_view in, std::string& out);
+  // The same for the concatenation of `parts`, without concatenating them first at
+  // level 1 (a bulk body is compressed straight from the encoded batches).
+  void compress(std::span<const std::string_view> parts, std::string& out);
   int level() const { return level_; }
 
  private:
-  void compress_igzip(std::string_view in, std::string& out);
+  void compress_igzip(std::span<const std::string_view> parts, std::string& out);
+  void compress_deflate(std::string_view in, std::string& out);
 
   libdeflate_compressor* c_ = nullptr;   // levels 0 and 2-12
   std::unique_ptr<isal_zstream> igzip_;  // level 1
   std::unique_ptr<unsigned char[]> igzip_level_buf_;
+  std::string joined_;  // libdeflate has no streaming API: parts are joined here
   int level_;
 };
 

@@ -199,43 +199,25 @@ class ElasticsearchStage final : public ExporterStage {
     while (true) {
       entries.clear();
       if (!queue_.pop_batch(entries, batch_.max_bytes, batch_.max_items, batch_.timeout)) return;
-      EncodedBatch merged;
-      std::vector<pdata::DeliveryTokenPtr> tokens;
+      // Each entry goes to the sender as it is: the sender cuts requests across
+      // submissions and sends their bytes in place, so nothing is copied here.
       for (auto& e : entries) {
-        if (e.delivery) tokens.push_back(std::move(e.delivery));
         if (!early_) encode(encoder, e.signal, e.batch.get(), e.encoded), e.batch.reset();
-        if (entries.size() == 1) {
-          merged = std::move(e.encoded);
-        } else {
-          append(merged, e.encoded);
+        if (e.encoded.empty()) continue;  // nothing encodable: the token settles as it goes
+        // The token is released when every item of the entry is settled; any item still
+        // undelivered (shutdown) fails it: its producer must not move past this data.
+        auto token = std::move(e.delivery);
+        auto settle = [token](const exporter::es::BulkResult& r) {
+          if (r.undelivered && token) token->fail();
+        };
+        // Blocks while the sender's in-flight limit is reached: the queue then fills and
+        // receivers get back-pressure.
+        if (!exporter_.submit(std::move(e.encoded), std::move(settle))) {
+          if (token) token->fail();
+          spdlog::error("exporter {}: sender stopped; queued requests not sent", id_);
         }
       }
-      if (merged.empty()) continue;  // nothing encodable: the tokens settle as they go
-      // The tokens are released when every item of the request is settled; any item still
-      // undelivered (shutdown) fails them all: their producers must not move past this data.
-      auto held = std::make_shared<std::vector<pdata::DeliveryTokenPtr>>(std::move(tokens));
-      auto settle = [held](const exporter::es::BulkResult& r) {
-        if (r.undelivered)
-          for (const auto& t : *held) t->fail();
-      };
-      // Blocks while the sender's in-flight limit is reached: the queue then fills and
-      // receivers get back-pressure.
-      if (!exporter_.submit(std::move(merged), std::move(settle))) {
-        for (const auto& t : *held) t->fail();
-        spdlog::error("exporter {}: sender stopped; {} queued requests not sent", id_, entries.size());
-      }
     }
-  }
-
-  static void append(EncodedBatch& into, const EncodedBatch& from) {
-    if (into.data.empty()) into.data.reserve(from.data.size() * 4);
-    const auto base = static_cast<std::uint32_t>(into.data.size());
-    into.data += from.data;
-    for (auto item : from.items) {
-      item.offset += base;
-      into.items.push_back(item);
-    }
-    into.stats.merge(from.stats);
   }
 
   std::string id_;

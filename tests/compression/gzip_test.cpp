@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <zlib.h>
 
@@ -100,5 +102,31 @@ TEST(Gzip, EveryLevelRoundTripsAndReuses) {
         EXPECT_LT(z.size(), in.size() / 4) << "level " << level;
       }
     }
+  }
+}
+
+// A body given in parts (empty ones included) is the gzip of their concatenation.
+TEST(Gzip, PartsCompressLikeTheirConcatenation) {
+  std::vector<std::string> owned;
+  for (int i = 0; i < 40; ++i)
+    owned.push_back(i % 7 == 3 ? "" : std::string(static_cast<std::size_t>(i) * 997, 'a' + i % 26) + "\n");
+  std::vector<std::string_view> parts(owned.begin(), owned.end());
+  std::string joined;
+  for (auto p : parts) joined.append(p);
+  GzipDecompressor d;
+  for (int level : {1, 6}) {
+    GzipCompressor c(level);
+    std::string z, out;
+    c.compress(parts, z);
+    ASSERT_TRUE(d.decompress(z, out, joined.size() + 1));
+    EXPECT_EQ(out, joined) << level;
+    EXPECT_EQ(zlib_gunzip(z, joined.size()), joined) << level;
+    const std::vector<std::string_view> none, empties{"", ""};
+    c.compress(none, z);
+    ASSERT_TRUE(d.decompress(z, out, 16));
+    EXPECT_EQ(out, "");
+    c.compress(empties, z);
+    ASSERT_TRUE(d.decompress(z, out, 16));
+    EXPECT_EQ(out, "");
   }
 }

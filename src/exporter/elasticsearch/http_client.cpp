@@ -19,6 +19,32 @@ namespace http = beast::http;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 
+namespace {
+// A request body sent straight from the caller's buffers (gathered writes): a bulk body
+// goes out from the encoded batches where they are, not from a copy of them.
+struct GatherBody {
+  using value_type = std::vector<asio::const_buffer>;
+  static std::uint64_t size(const value_type& v) { return asio::buffer_size(v); }
+  class writer {
+   public:
+    using const_buffers_type = value_type;
+    template <bool isRequest, class Fields>
+    writer(const http::header<isRequest, Fields>&, const value_type& v) : v_(v) {}
+    void init(beast::error_code& ec) { ec = {}; }
+    boost::optional<std::pair<const_buffers_type, bool>> get(beast::error_code& ec) {
+      ec = {};
+      if (done_) return boost::none;
+      done_ = true;
+      return std::make_pair(v_, false);
+    }
+
+   private:
+    const value_type& v_;
+    bool done_ = false;
+  };
+};
+}  // namespace
+
 std::optional<Endpoint> parse_endpoint(std::string_view url, std::string* error) {
   Endpoint ep;
   ep.url = std::string(url);
@@ -187,7 +213,7 @@ struct HttpClient::Impl {
   }
 
   template <class Stream>
-  beast::error_code exchange(Stream& s, Conn& c, http::request<http::string_body>& req,
+  beast::error_code exchange(Stream& s, Conn& c, http::request<GatherBody>& req,
                              http::response_parser<http::string_body>& parser) {
     c.lowest().expires_after(opt.request_timeout);
     auto ec = run([&](auto h) { http::async_write(s, req, h); });
@@ -219,19 +245,22 @@ void HttpClient::abort() {
   impl_->ioc.stop();
 }
 
-bool HttpClient::post(std::size_t index, std::string_view target, std::string& body,
+bool HttpClient::post(std::size_t index, std::string_view target, std::span<const std::string_view> body,
                       std::string_view content_encoding, HttpResponse& response, std::string& error) {
   auto& im = *impl_;
   const Endpoint& ep = im.endpoints[index];
   auto& c = im.conns[index];
 
-  http::request<http::string_body> req{http::verb::post, ep.path_prefix + std::string(target), 11};
+  http::request<GatherBody> req{http::verb::post, ep.path_prefix + std::string(target), 11};
   const bool v6 = ep.host.find(':') != std::string::npos;
   req.set(http::field::host, (v6 ? "[" + ep.host + "]" : ep.host) + ":" + ep.port);
   for (const auto& [k, v] : im.opt.headers) req.set(k, v);
   if (!content_encoding.empty()) req.set(http::field::content_encoding, content_encoding);
   req.keep_alive(true);
-  req.body() = std::move(body);
+  req.body().reserve(body.size());
+  for (auto part : body) {
+    if (!part.empty()) req.body().emplace_back(part.data(), part.size());
+  }
   req.prepare_payload();
 
   beast::error_code ec;
@@ -263,7 +292,6 @@ bool HttpClient::post(std::size_t index, std::string_view target, std::string& b
                         ec == asio::error::connection_reset || ec == asio::error::broken_pipe);
     if (!stale || im.aborted.load()) break;
   }
-  body = std::move(req.body());
   if (ec) {
     error = ec == beast::error::timeout ? std::string("timeout") : ec.message();
     return false;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -57,11 +58,11 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // POSTs `body` to endpoint `index` at `target` (path + query, prefix added here). `body`
-  // is moved into the request and back, so its buffer is reused. Returns false with
-  // `error` set on connection errors and timeouts (no HTTP status was read).
-  bool post(std::size_t index, std::string_view target, std::string& body, std::string_view content_encoding,
-            HttpResponse& response, std::string& error);
+  // POSTs the concatenation of `body` to endpoint `index` at `target` (path + query,
+  // prefix added here), written straight from those buffers (gathered writes). Returns
+  // false with `error` set on connection errors and timeouts (no HTTP status was read).
+  bool post(std::size_t index, std::string_view target, std::span<const std::string_view> body,
+            std::string_view content_encoding, HttpResponse& response, std::string& error);
   // Thread-safe: aborts the exchange in progress and every later one (shutdown).
   void abort();
 
