@@ -1,9 +1,8 @@
 #pragma once
-// CRC32C (Castagnoli), the checksum of the disk queue's frames and state file.
-//
-// Hand-written because Debian 12 packages no CRC32C library (no libcrc32c-dev; zlib and
-// libdeflate only do the IEEE polynomial). Uses the SSE4.2 crc32 instruction when the CPU
-// has it (checked once at run time) and a byte table otherwise.
+// CRC32C (Castagnoli), the checksum of the disk queue's frames and state file, on ISA-L's
+// crc32_iscsi (carry-less multiply folding: tens of GB/s, versus ~8 GB/s for a plain loop
+// of the SSE4.2 crc32 instruction). Debian 12 has no other CRC32C library: zlib and
+// libdeflate only do the IEEE polynomial.
 #include <cstddef>
 #include <cstdint>
 

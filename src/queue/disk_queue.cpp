@@ -5,15 +5,18 @@
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <system_error>
 #include <tuple>
 
@@ -69,6 +72,33 @@ int pwrite_all(int fd, const void* data, std::size_t n, std::uint64_t off) {
     p += w;
     n -= static_cast<std::size_t>(w);
     off += static_cast<std::uint64_t>(w);
+  }
+  return 0;
+}
+
+// Writes the pieces in order at `off` (pwritev, resumed after short writes); 0 or errno.
+int pwritev_all(int fd, std::span<const struct iovec> pieces, std::uint64_t off) {
+  std::array<struct iovec, 4> v{};
+  std::size_t count = std::min(pieces.size(), v.size());
+  std::copy_n(pieces.begin(), count, v.begin());
+  struct iovec* cur = v.data();
+  while (count > 0) {
+    const ssize_t w = ::pwritev(fd, cur, static_cast<int>(count), static_cast<off_t>(off));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    off += static_cast<std::uint64_t>(w);
+    auto left = static_cast<std::size_t>(w);
+    while (count > 0 && left >= cur->iov_len) {
+      left -= cur->iov_len;
+      ++cur;
+      --count;
+    }
+    if (count > 0) {
+      cur->iov_base = static_cast<char*>(cur->iov_base) + left;
+      cur->iov_len -= left;
+    }
   }
   return 0;
 }
@@ -531,13 +561,16 @@ PushResult DiskQueue::push(std::string_view payload, bool wait, std::string* err
       len = n;
     }
   }
-  if (s.frame.size() < kFrameOverhead + len) s.frame.resize(kFrameOverhead + len);
-  auto* f = reinterpret_cast<unsigned char*>(s.frame.data());
-  if (!flags && len > 0) std::memcpy(f + 8, payload.data(), len);
-  put32(f, static_cast<std::uint32_t>(len));
-  put32(f + 4, flags);
-  put32(f + 8 + len, crc32c(0, f, 8 + len));
-  put32(f + 12 + len, static_cast<std::uint32_t>(len));
+  // Header (len, flags) and trailer (crc, len) around the payload. An uncompressed
+  // payload is written from the caller's buffer (pwritev), not copied into the frame.
+  unsigned char head[8], trail[8];
+  const unsigned char* body = flags ? reinterpret_cast<const unsigned char*>(s.frame.data()) + 8
+                                    : reinterpret_cast<const unsigned char*>(payload.data());
+  put32(head, static_cast<std::uint32_t>(len));
+  put32(head + 4, flags);
+  put32(trail, crc32c(crc32c(0, head, 8), body, len));
+  put32(trail + 4, static_cast<std::uint32_t>(len));
+  const struct iovec pieces[3] = {{head, 8}, {const_cast<unsigned char*>(body), len}, {trail, 8}};
   const std::uint64_t bytes = kFrameOverhead + len;
   if (bytes + 2 * kHeaderSize > opts_.max_size) {
     return fail(
@@ -565,7 +598,7 @@ PushResult DiskQueue::push(std::string_view payload, bool wait, std::string* err
     if (!wait) return PushResult::kFull;
     space_cv_.wait(lk);
   }
-  if (const int e = pwrite_all(write_fd_, f, bytes, write_pos_.off)) {
+  if (const int e = pwritev_all(write_fd_, pieces, write_pos_.off)) {
     // Cut the partial frame (if this fails too, the next frame overwrites it; the next open truncates it).
     if (::ftruncate(write_fd_, static_cast<off_t>(write_pos_.off)) != 0) {
     }

@@ -52,8 +52,7 @@ bool MemoryQueue::pop_batch(std::vector<Entry>& out, std::uint64_t max_bytes, st
     while (!entries_.empty()) {
       Entry& e = entries_.front();
       if (bytes > 0 &&
-          ((max_bytes && bytes + e.bytes > max_bytes) || (max_items && items + e.items > max_items)))
-      {
+          ((max_bytes && bytes + e.bytes > max_bytes) || (max_items && items + e.items > max_items))) {
         room_cv_.notify_all();
         return true;
       }

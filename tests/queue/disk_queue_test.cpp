@@ -111,12 +111,16 @@ void write_at(const fs::path& p, std::uint64_t off, const std::string& bytes) {
 TEST(Crc32c, KnownVectorAndIncremental) {
   const std::string s = "123456789";
   EXPECT_EQ(crc32c(0, s.data(), s.size()), 0xE3069283u);
-  // Extending in pieces gives the same result as one call (frames are checked in one go,
-  // but the SSE4.2 path handles the unaligned tail separately).
+  // RFC 3720 (iSCSI) B.4 vectors: queues written by earlier versions stay readable.
+  EXPECT_EQ(crc32c(0, std::string(32, '\0').data(), 32), 0x8A9136AAu);
+  EXPECT_EQ(crc32c(0, std::string(32, '\xFF').data(), 32), 0x62A8AB43u);
+  // Extending in pieces gives the same result as one call, at every split.
   std::string big(1000, 'x');
   for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7);
   const auto whole = crc32c(0, big.data(), big.size());
-  EXPECT_EQ(crc32c(crc32c(0, big.data(), 333), big.data() + 333, big.size() - 333), whole);
+  for (std::size_t cut = 0; cut <= big.size(); cut += 37) {
+    EXPECT_EQ(crc32c(crc32c(0, big.data(), cut), big.data() + cut, big.size() - cut), whole) << cut;
+  }
   EXPECT_EQ(crc32c(0, "", 0), 0u);
 }
 
