@@ -693,14 +693,16 @@ void Encoder::SizeGuess::reserve(std::string& data, std::size_t units) const {
 
 void Encoder::SizeGuess::learn(std::size_t bytes, std::size_t units) {
   if (units == 0) return;
-  // 1/16 over the last batch's average: equal batches fit without regrowing.
+  // 1/32 over the last batch's average: equal batches fit without regrowing, and a batch
+  // waiting in the queue carries little spare capacity.
   const std::size_t avg = bytes / units;
-  per_unit = avg + avg / 16 + 16;
+  per_unit = avg + avg / 32 + 16;
 }
 
 void Encoder::encode_logs(const pdata::LogsData& logs, EncodedBatch& out) {
   const std::size_t units = logs.record_count(), start_bytes = out.data.size();
   log_size_.reserve(out.data, units);
+  out.items.reserve(out.items.size() + units);  // one document per record
   encode_logs_into(logs, out);
   log_size_.learn(out.data.size() - start_bytes, units);
 }
