@@ -18,7 +18,7 @@ TERN_BIN="${TERN_BIN:-$ROOT/build/bin/tern}"
 CACHE="${TERN_PEERS_CACHE:-/var/cache/tern-peers}"
 LINES=1000000
 RUNS=3
-SHIPPERS="tern-memory,tern-memory-nogzip,tern-disk,syslog-ng,rsyslog"
+SHIPPERS="tern-memory,tern-memory-nogzip,tern-disk,tern-disk-nogzip,syslog-ng,rsyslog"
 TIMEOUT=600
 OUT="$HERE/results"
 SETUP=1
@@ -34,8 +34,8 @@ usage() {
 usage: $0 [--lines N] [--runs N] [--only LIST] [--timeout SECONDS] [--out DIR] [--no-setup]
   --lines N        lines in the shipped file (default $LINES; ~216 bytes each)
   --runs N         runs per shipper; the table shows the median (default $RUNS)
-  --only LIST      comma list of: tern-memory, tern-memory-nogzip, tern-disk, syslog-ng,
-                   rsyslog (default all)
+  --only LIST      comma list of: tern-memory, tern-memory-nogzip, tern-disk,
+                   tern-disk-nogzip, syslog-ng, rsyslog (default all)
   --timeout S      give up on a run after S seconds (default $TIMEOUT)
   --out DIR        where race-N.{csv,md,png} go (default bench/peers/results)
   --no-setup       do not install anything; fail if something is missing
@@ -60,7 +60,7 @@ done
 IFS=, read -r -a SHIPPER_LIST <<<"$SHIPPERS"
 for s in "${SHIPPER_LIST[@]}"; do
   case "$s" in
-    tern-memory | tern-memory-nogzip | tern-disk | syslog-ng | rsyslog) ;;
+    tern-memory | tern-memory-nogzip | tern-disk | tern-disk-nogzip | syslog-ng | rsyslog) ;;
     *) echo "race.sh: unknown shipper in --only: $s" >&2; exit 2 ;;
   esac
 done

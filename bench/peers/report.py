@@ -13,6 +13,7 @@ LABELS = {
     "tern-memory": "Tern, memory queue",
     "tern-memory-nogzip": "Tern, memory queue, no gzip",
     "tern-disk": "Tern, disk queue",
+    "tern-disk-nogzip": "Tern, disk queue, no gzip",
     "syslog-ng": "syslog-ng",
     "rsyslog": "rsyslog",
 }
@@ -21,6 +22,7 @@ CHART_LABELS = {
     "tern-memory": "Tern memory",
     "tern-memory-nogzip": "Tern memory, no gzip",
     "tern-disk": "Tern disk",
+    "tern-disk-nogzip": "Tern disk, no gzip",
 }
 
 
