@@ -173,6 +173,9 @@ class ElasticsearchStage final : public ExporterStage {
     if (stopped_.load(std::memory_order_relaxed))
       return {ConsumeCode::kShutdown, "exporter is shutting down", {}, 0};
     if (disk_) return disk_->push(s, batch.get());  // durable once this returns kOk
+    // Under back-pressure, refuse before encoding: a request the full queue would refuse
+    // costs no encoding CPU and no transient output buffer (clients retry it).
+    if (early_ && !queue_.may_fit(events, 1)) return refuse(batch->delivery);
     queue::Entry e;
     e.signal = s;
     e.items = events;
@@ -185,12 +188,14 @@ class ElasticsearchStage final : public ExporterStage {
       e.bytes = batch->arena.bytes_held();
       e.batch = std::move(batch);
     }
-    if (!queue_.try_push(e)) {
-      if (e.delivery) e.delivery->fail();  // refused: the producer keeps (and resends) it
-      return ConsumeResult::retry_later("sending queue of exporter " + id_ + " is full",
-                                        std::chrono::seconds(1));
-    }
+    if (!queue_.try_push(e)) return refuse(e.delivery);
     return ConsumeResult::ok();
+  }
+
+  ConsumeResult refuse(const pdata::DeliveryTokenPtr& delivery) {
+    if (delivery) delivery->fail();  // refused: the producer keeps (and resends) it
+    return ConsumeResult::retry_later("sending queue of exporter " + id_ + " is full",
+                                      std::chrono::seconds(1));
   }
 
   void consume_loop() {

@@ -9,6 +9,15 @@ bool MemoryQueue::fits(const Entry& e) const {
   return limits_.max_items == 0 || stats_.items + e.items <= limits_.max_items;
 }
 
+bool MemoryQueue::may_fit(std::uint64_t items, std::uint64_t min_bytes) const {
+  std::lock_guard lock(mu_);
+  if (closed_) return false;
+  Entry probe;
+  probe.items = items;
+  probe.bytes = min_bytes;
+  return fits(probe);
+}
+
 void MemoryQueue::push_locked(Entry& entry) {
   stats_.bytes += entry.bytes;
   stats_.items += entry.items;

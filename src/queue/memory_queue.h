@@ -64,6 +64,11 @@ class MemoryQueue {
   bool pop_batch(std::vector<Entry>& out, std::uint64_t max_bytes, std::uint64_t max_items,
                  std::chrono::milliseconds linger);
 
+  // Advisory: false when an entry of `items` events and at least `min_bytes` would be
+  // refused now. Producers ask before costly work (encoding a request that the full queue
+  // would refuse); try_push stays the authority.
+  bool may_fit(std::uint64_t items, std::uint64_t min_bytes) const;
+
   // No more pushes; consumers drain what is left, then pop_batch returns false.
   void close();
   bool closed() const;

@@ -38,6 +38,25 @@ TEST(MemoryQueue, AnOversizedEntryStillEntersAnEmptyQueue) {
   EXPECT_FALSE(q.try_push(small));
 }
 
+// may_fit answers what try_push would do for an entry of that size, without pushing, and
+// counts no refusal (producers ask it before encoding).
+TEST(MemoryQueue, MayFitPredictsTryPushWithoutSideEffects) {
+  MemoryQueue q({.max_bytes = 100, .max_items = 10, .max_entries = 2});
+  EXPECT_TRUE(q.may_fit(1000, 1000)) << "an empty queue takes anything";
+  auto a = entry(60, 4);
+  ASSERT_TRUE(q.try_push(a));
+  EXPECT_TRUE(q.may_fit(6, 40));
+  EXPECT_FALSE(q.may_fit(7, 1)) << "items";
+  EXPECT_FALSE(q.may_fit(1, 41)) << "bytes";
+  auto b = entry(10, 1);
+  ASSERT_TRUE(q.try_push(b));
+  EXPECT_FALSE(q.may_fit(1, 1)) << "entries";
+  EXPECT_EQ(q.stats().refused_entries, 0u);
+  EXPECT_EQ(q.stats().entries, 2u);
+  q.close();
+  EXPECT_FALSE(q.may_fit(0, 0)) << "closed";
+}
+
 TEST(MemoryQueue, BoundsEntriesAndItems) {
   MemoryQueue by_entries({.max_bytes = 1 << 20, .max_items = 0, .max_entries = 2});
   for (int i = 0; i < 2; ++i) {
