@@ -3,10 +3,14 @@
 // refuse, small batches of each signal, and a minimal protobuf reader for responses.
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +21,32 @@
 #include "pipeline/consumer.h"
 
 namespace tern::receiver::otlp::test {
+
+// Whether this process has a TCP socket listening on `port` (IPv4 or IPv6). Asked instead of "does
+// a connect fail": under parallel ctest another test may bind the freed port at once.
+inline bool this_process_listens_on(std::uint16_t port) {
+  std::set<std::string> inodes;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {  // gRPC may listen dual-stack
+    std::ifstream tcp_table(table);
+    std::string line;
+    std::getline(tcp_table, line);  // header
+    while (std::getline(tcp_table, line)) {
+      std::istringstream in(line);
+      std::string slot, local, remote, state, queues, timer, retr, uid, timeout, inode;
+      in >> slot >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >> inode;
+      const auto colon = local.find(':');
+      if (state != "0A" || colon == std::string::npos) continue;  // 0A: LISTEN
+      if (std::stoul(local.substr(colon + 1), nullptr, 16) == port) inodes.insert(inode);
+    }
+  }
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+    if (!ec && target.rfind("socket:[", 0) == 0 && inodes.count(target.substr(8, target.size() - 9)))
+      return true;
+  }
+  return false;
+}
 
 class RecordingConsumer : public pipeline::Consumer {
  public:
