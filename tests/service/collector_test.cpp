@@ -266,8 +266,11 @@ TEST_F(CollectorTest, DiskQueueKeepsAcceptedDataAcrossARestart) {
   while (sink_->count("logs-*") < 200 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(sink_->count("logs-*"), 200);
-  // More data through the same queue, then a clean shutdown delivers it too.
+  // More data through the same queue. Shutdown stops the disk reader (frames not read yet
+  // stay on disk for the next start), so wait for delivery before stopping.
   for (int b = 20; b < 25; ++b) ASSERT_EQ(post("/v1/logs", logs_json(10, b), "application/json").status, 200);
+  while (sink_->count("logs-*") < 250 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   collector_->shutdown(std::chrono::seconds(10));
   int docs = 0;
   std::set<std::string> bodies;
@@ -286,8 +289,9 @@ TEST_F(CollectorTest, AFullDiskQueueAnswers503WithRetryAfter) {
   const auto dir = fs::temp_directory_path() / ("tern-collector-full-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   // Nothing listens on the endpoint: the queue only fills.
-  start_collector(config_yaml(9, "    sending_queue:\n      enabled: true\n      type: disk\n      directory: " +
-                                     dir.string() + "\n      max_size: 64KiB\n      segment_size: 16KiB\n"));
+  start_collector(config_yaml(
+      9, "    sending_queue:\n      enabled: true\n      type: disk\n      directory: " + dir.string() +
+             "\n      max_size: 64KiB\n      segment_size: 16KiB\n"));
   int ok = 0, unavailable = 0;
   std::string retry_after;
   for (int b = 0; b < 200 && unavailable == 0; ++b) {
@@ -306,7 +310,8 @@ TEST_F(CollectorTest, AFullDiskQueueAnswers503WithRetryAfter) {
   EXPECT_FALSE(retry_after.empty());
   HttpClient metrics(collector_->metrics_port());
   const auto m = metrics.call("GET", "/metrics").body;
-  EXPECT_NE(m.find("tern_exporter_disk_queue_full_total{exporter=\"elasticsearch\"} 1"), std::string::npos) << m;
+  EXPECT_NE(m.find("tern_exporter_disk_queue_full_total{exporter=\"elasticsearch\"} 1"), std::string::npos)
+      << m;
   collector_->shutdown(std::chrono::milliseconds(100));
   fs::remove_all(dir);
 }
@@ -326,7 +331,8 @@ exporters:
     sending_queue:
       enabled: true
       type: disk
-      directory: )" + (file / "queue").string() + R"(
+      directory: )" +
+                  (file / "queue").string() + R"(
 service:
   pipelines:
     logs:
