@@ -60,26 +60,12 @@ std::uint64_t get64(const unsigned char* p) {
 
 std::string errno_text(int e) { return std::error_code(e, std::generic_category()).message(); }
 
-// 0 or the errno of the failure.
-int pwrite_all(int fd, const void* data, std::size_t n, std::uint64_t off) {
-  const auto* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t w = ::pwrite(fd, p, n, static_cast<off_t>(off));
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-    off += static_cast<std::uint64_t>(w);
-  }
-  return 0;
-}
-
-// Writes the pieces in order at `off` (pwritev, resumed after short writes); 0 or errno.
+// Writes the pieces (at most 4) in order at `off`, resuming after short writes; 0 or the
+// errno of the failure.
 int pwritev_all(int fd, std::span<const struct iovec> pieces, std::uint64_t off) {
   std::array<struct iovec, 4> v{};
-  std::size_t count = std::min(pieces.size(), v.size());
+  if (pieces.size() > v.size()) return EINVAL;
+  std::size_t count = pieces.size();
   std::copy_n(pieces.begin(), count, v.begin());
   struct iovec* cur = v.data();
   while (count > 0) {
@@ -103,8 +89,13 @@ int pwritev_all(int fd, std::span<const struct iovec> pieces, std::uint64_t off)
   return 0;
 }
 
+int pwrite_all(int fd, const void* data, std::size_t n, std::uint64_t off) {
+  const struct iovec piece { const_cast<void*>(data), n };
+  return pwritev_all(fd, std::span(&piece, 1), off);
+}
+
 struct PushScratch {
-  std::string frame;
+  std::string frame;  // the zstd-compressed payload (uncompressed ones are written in place)
   ZSTD_CCtx* cctx = nullptr;
   ~PushScratch() { ZSTD_freeCCtx(cctx); }
 };
@@ -552,8 +543,8 @@ PushResult DiskQueue::push(std::string_view payload, bool wait, std::string* err
   if (opts_.compress) {
     if (!s.cctx) s.cctx = ZSTD_createCCtx();
     const std::size_t bound = ZSTD_compressBound(payload.size());
-    if (s.frame.size() < kFrameOverhead + bound) s.frame.resize(kFrameOverhead + bound);
-    const std::size_t n = ZSTD_compressCCtx(s.cctx, s.frame.data() + 8, bound, payload.data(), payload.size(),
+    if (s.frame.size() < bound) s.frame.resize(bound);
+    const std::size_t n = ZSTD_compressCCtx(s.cctx, s.frame.data(), bound, payload.data(), payload.size(),
                                             opts_.compression_level);
     // Incompressible payloads are stored as they are.
     if (!ZSTD_isError(n) && n < payload.size()) {
@@ -564,7 +555,7 @@ PushResult DiskQueue::push(std::string_view payload, bool wait, std::string* err
   // Header (len, flags) and trailer (crc, len) around the payload. An uncompressed
   // payload is written from the caller's buffer (pwritev), not copied into the frame.
   unsigned char head[8], trail[8];
-  const unsigned char* body = flags ? reinterpret_cast<const unsigned char*>(s.frame.data()) + 8
+  const unsigned char* body = flags ? reinterpret_cast<const unsigned char*>(s.frame.data())
                                     : reinterpret_cast<const unsigned char*>(payload.data());
   put32(head, static_cast<std::uint32_t>(len));
   put32(head + 4, flags);

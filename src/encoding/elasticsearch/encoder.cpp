@@ -813,11 +813,7 @@ char* write_kind(char* d, pdata::SpanKind k) {
 }  // namespace
 
 void Encoder::encode_traces(const pdata::TracesData& traces, EncodedBatch& out) {
-  std::size_t units = 0;
-  for (const auto& rs : traces.resource_spans) {
-    for (const auto& ss : rs.scope_spans) units += ss.spans.size();
-  }
-  const std::size_t start_bytes = out.data.size();
+  const std::size_t units = traces.span_count(), start_bytes = out.data.size();
   span_size_.reserve(out.data, units);
   encode_traces_into(traces, out);
   span_size_.learn(out.data.size() - start_bytes, units);
