@@ -6,6 +6,7 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <tmmintrin.h>  // SSSE3 pshufb, used only inside a target("ssse3") function
 #endif
 
 namespace tern::encoding::es {
@@ -23,6 +24,30 @@ constexpr std::array<std::uint8_t, 256> kEscape = [] {
   for (int i = 0x80; i < 0x100; ++i) t[i] = 2;
   return t;
 }();
+
+#if defined(__SSE2__)
+// Quote expansion for 8 input bytes whose only special bytes are '"' and '\\':
+// kExpand[m] is the pshufb control that spreads the bytes apart, 0x80 (a zero
+// from pshufb, then a backslash) in front of each byte whose bit is set in m;
+// kExpandLen[m] = 8 + popcount(m) bytes come out.
+struct ExpandTables {
+  alignas(16) std::uint8_t shuffle[256][16];
+  std::uint8_t len[256];
+};
+constexpr ExpandTables kExpand = [] {
+  ExpandTables t{};
+  for (int m = 0; m < 256; ++m) {
+    int j = 0;
+    for (int k = 0; k < 8; ++k) {
+      if (m >> k & 1) t.shuffle[m][j++] = 0x80;
+      t.shuffle[m][j++] = static_cast<std::uint8_t>(k);
+    }
+    t.len[m] = static_cast<std::uint8_t>(j);
+    while (j < 16) t.shuffle[m][j++] = 0x80;
+  }
+  return t;
+}();
+#endif
 
 constexpr char kHexDigits[] = "0123456789abcdef";
 
@@ -134,42 +159,68 @@ void JsonWriter::escaped(std::string_view s) {
 
 namespace json {
 
-char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t stop, std::size_t n) {
-  // Output never exceeds 6 bytes per input byte consumed, so while i < stop at
-  // least 6 * (stop - i) + 16 bytes of room remain: enough for a 16-byte store.
-  const auto special_at = [&](char* out) {
-    // s[i] needs work: an escape, or a multi-byte UTF-8 sequence to validate.
-    const unsigned char c = s[i];
-    if (kEscape[c] == 1) {
-      ++i;
-      return escape_byte(out, c);
+namespace {
+
+// s[i] needs work: an escape, or a multi-byte UTF-8 sequence to validate.
+[[gnu::always_inline]] inline char* special_at(char* out, const unsigned char* s, std::size_t& i,
+                                               std::size_t n) {
+  const unsigned char c = s[i];
+  if (kEscape[c] == 1) {
+    ++i;
+    return escape_byte(out, c);
+  }
+  const std::size_t len = utf8_len(s + i, n - i);
+  if (len == 0) {
+    std::memcpy(out, "\xEF\xBF\xBD", 3);  // U+FFFD for each invalid byte
+    ++i;
+    return out + 3;
+  }
+  std::memcpy(out, s + i, len);
+  i += len;
+  return out + len;
+}
+
+// Eight bytes at a time: the last bytes of a string (fewer than 16) after the
+// SIMD loop, or every byte on a CPU without SSSE3.
+[[gnu::always_inline]] inline char* escape_words(char* d, const unsigned char* s, std::size_t& i,
+                                                 std::size_t stop, std::size_t n) {
+  while (i < stop) {
+    while (i < stop && i + 8 <= n) {
+      std::uint64_t x;
+      std::memcpy(&x, s + i, 8);
+      if (!clean8(x)) break;
+      std::memcpy(d, &x, 8);
+      i += 8;
+      d += 8;
     }
-    const std::size_t len = utf8_len(s + i, n - i);
-    if (len == 0) {
-      std::memcpy(out, "\xEF\xBF\xBD", 3);  // U+FFFD for each invalid byte
-      ++i;
-      return out + 3;
-    }
-    std::memcpy(out, s + i, len);
-    i += len;
-    return out + len;
-  };
+    while (i < stop && kEscape[s[i]] == 0) *d++ = static_cast<char>(s[i++]);
+    if (i >= stop) break;
+    d = special_at(d, s, i, n);
+  }
+  return d;
+}
+
 #if defined(__SSE2__)
-  // 16 bytes at a time. A clean block is one load and one store. A block with special
-  // bytes is worked off from its one mask: each clean run is a 16-byte copy of which
-  // only the run's length counts, each special byte its escape. Text dense in quotes
-  // (a JSON line shipped as a string: one `"` every ~8 bytes) then costs a few
-  // instructions per quote instead of a rescan from every quote.
+// 16 bytes at a time (SSSE3 for pshufb; escape_span checks the CPU once, so the
+// build itself stays baseline x86-64). A clean block is one load and one store.
+// A block whose only special bytes are quotes and backslashes (a JSON line shipped
+// as a string: one `"` every ~8 bytes) is expanded with two shuffles, without a
+// branch per quote. Any other block with special bytes is worked off from its one
+// mask: each clean run is a 16-byte copy of which only the run's length counts,
+// each special byte its escape or its validated UTF-8 sequence.
+[[gnu::target("ssse3")]] char* escape_span_ssse3(char* d, const unsigned char* s, std::size_t& i,
+                                                 std::size_t stop, std::size_t n) {
   const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
   alignas(16) unsigned char tail[32] = {};  // a block near the end of s, copied with slack
   while (i < stop && i + 16 <= n) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+    const __m128i escape = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash));
     // Signed compare: bytes < 0x20 and >= 0x80 (negative) both count as special.
-    const __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
-                                         _mm_cmplt_epi8(x, space));
+    const auto other = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmplt_epi8(x, space)));
+    const auto quotes = static_cast<unsigned>(_mm_movemask_epi8(escape));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(d), x);
-    unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(special));
-    if (mask == 0) {
+    unsigned mask = quotes | other;
+    if (mask == 0) [[likely]] {
       i += 16;
       d += 16;
       continue;
@@ -180,7 +231,25 @@ char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t s
       i += __builtin_ctz(mask);
       d += __builtin_ctz(mask);
       if (i >= stop) break;
-      d = special_at(d);
+      d = special_at(d, s, i, n);
+      continue;
+    }
+    if (other == 0) {
+      // Each half grows to at most 16 bytes; room: 6 * 16 + 16 >= 32.
+      const __m128i zero = _mm_setzero_si128();
+      const unsigned lo = quotes & 0xFF, hi = quotes >> 8;
+      const __m128i sl = _mm_load_si128(reinterpret_cast<const __m128i*>(kExpand.shuffle[lo]));
+      const __m128i sh = _mm_load_si128(reinterpret_cast<const __m128i*>(kExpand.shuffle[hi]));
+      const __m128i el =
+          _mm_or_si128(_mm_shuffle_epi8(x, sl), _mm_and_si128(_mm_cmplt_epi8(sl, zero), bslash));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d), el);
+      d += kExpand.len[lo];
+      const __m128i xh = _mm_srli_si128(x, 8);
+      const __m128i eh =
+          _mm_or_si128(_mm_shuffle_epi8(xh, sh), _mm_and_si128(_mm_cmplt_epi8(sh, zero), bslash));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d), eh);
+      d += kExpand.len[hi];
+      i += 16;
       continue;
     }
     // Runs are copied 16 bytes at a time from `src`, which has 16 readable bytes past
@@ -206,7 +275,7 @@ char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t s
       // A multi-byte UTF-8 sequence, validated against the input (it may run past
       // the block).
       i = base + k;
-      d = special_at(d);
+      d = special_at(d, s, i, n);
       prev = static_cast<unsigned>(i - base);
       if (prev >= 16) break;
       mask &= ~((1u << prev) - 1);
@@ -219,22 +288,20 @@ char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t s
     d += 16 - prev;
     i = base + 16;
   }
+  return escape_words(d, s, i, stop, n);
+}
 #endif
-  // The last bytes of the string (fewer than 16), or every byte without SSE2.
-  while (i < stop) {
-    while (i < stop && i + 8 <= n) {
-      std::uint64_t x;
-      std::memcpy(&x, s + i, 8);
-      if (!clean8(x)) break;
-      std::memcpy(d, &x, 8);
-      i += 8;
-      d += 8;
-    }
-    while (i < stop && kEscape[s[i]] == 0) *d++ = static_cast<char>(s[i++]);
-    if (i >= stop) break;
-    d = special_at(d);
-  }
-  return d;
+
+}  // namespace
+
+char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t stop, std::size_t n) {
+  // Output never exceeds 6 bytes per input byte consumed, so while i < stop at
+  // least 6 * (stop - i) + 16 bytes of room remain: enough for a 16-byte store.
+#if defined(__SSE2__)
+  static const bool ssse3 = __builtin_cpu_supports("ssse3");
+  if (ssse3) return escape_span_ssse3(d, s, i, stop, n);
+#endif
+  return escape_words(d, s, i, stop, n);
 }
 
 char* dbl(char* d, double v) {
