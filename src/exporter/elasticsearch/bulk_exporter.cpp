@@ -303,6 +303,20 @@ struct BulkExporter::Impl {
     if (s->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) complete(s);
   }
 
+  // Every item of `items` indexed: one pair of atomics per run of items from the same
+  // submission instead of one per item (a request is mostly a few long runs).
+  void settle_indexed(const std::vector<ItemRef>& items) {
+    for (std::size_t i = 0; i < items.size();) {
+      Submission* s = items[i].sub;
+      std::size_t j = i + 1;
+      while (j < items.size() && items[j].sub == s) ++j;
+      const std::size_t run = j - i;
+      s->indexed.fetch_add(run, std::memory_order_relaxed);
+      if (s->remaining.fetch_sub(run, std::memory_order_acq_rel) == run) complete(s);
+      i = j;
+    }
+  }
+
   void complete(Submission* s) {
     BulkResult r;
     r.items = s->batch.size();
@@ -437,21 +451,22 @@ struct BulkExporter::Impl {
     std::string compressed;
     HttpResponse response;
     simdjson::ondemand::parser parser;
-    std::vector<ItemResult> results;
+    std::vector<ItemResult> results;  // per item, unless all_indexed
+    bool all_indexed = false;         // the response said `"errors":false`: every item is in
     explicit Worker(int level) : gz(level) {}
   };
 
   bool parse_items(Worker& w, std::size_t expected) {
     namespace od = simdjson::ondemand;
     w.results.clear();
+    w.all_indexed = false;
     auto& body = w.response.body;
     // Elasticsearch writes compact JSON with `errors` before `items`: false means every
     // item succeeded. Anything else (errors, other spacing) is parsed item by item.
     constexpr std::string_view kAllGood = R"({"errors":false)";
     if (body.size() > kAllGood.size() && body.compare(0, kAllGood.size(), kAllGood) == 0 &&
         (body[kAllGood.size()] == ',' || body[kAllGood.size()] == '}')) {
-      w.results.resize(expected);
-      for (auto& res : w.results) res.status = 201;
+      w.all_indexed = true;
       return true;
     }
     od::document doc;
@@ -575,6 +590,11 @@ struct BulkExporter::Impl {
       if (!parse_items(w, n)) {
         // Without per-item results nothing is known: send it all again (at least once).
         return retry_request(std::move(r), status, "unreadable bulk response");
+      }
+      if (w.all_indexed) {
+        docs_indexed.fetch_add(n, std::memory_order_relaxed);
+        settle_indexed(r.items);
+        return;
       }
       Request again;
       again.attempt = r.attempt + 1;
