@@ -52,6 +52,11 @@ struct FilelogReceiverConfig {
   std::uint64_t fingerprint_size = 1000;  // leading bytes hashed to recognise a file
   bool include_file_name = true;          // adds the log.file.name attribute
   bool include_file_path = false;         // adds the log.file.path attribute
+  // A batch goes to the pipeline at this many lines or bytes of line text (or when the
+  // files have nothing more to read). Larger batches mean fewer, larger disk-queue frames
+  // and fsyncs; with a memory queue, up to 32 unsettled batches are held encoded.
+  std::uint64_t max_batch_lines = 1000;
+  std::uint64_t max_batch_size = 1024 * 1024;
 };
 
 struct BatchProcessorConfig {

@@ -345,6 +345,8 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, FilelogReceiverConfig&
   r.size("fingerprint_size", c.fingerprint_size);
   r.boolean("include_file_name", c.include_file_name);
   r.boolean("include_file_path", c.include_file_path);
+  r.uint("max_batch_lines", c.max_batch_lines);
+  r.size("max_batch_size", c.max_batch_size);
   if (c.include.empty()) {
     ctx.error(r.has("include") ? r.mark("include") : at,
               fmt::format("{}: include must list at least one file pattern", r.path()));
@@ -358,6 +360,10 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, FilelogReceiverConfig&
     ctx.error(r.mark("fingerprint_size"),
               fmt::format("{}: fingerprint_size must be greater than 0", r.path()));
   }
+  if (c.max_batch_lines == 0)
+    ctx.error(r.mark("max_batch_lines"), fmt::format("{}: max_batch_lines must be greater than 0", r.path()));
+  if (c.max_batch_size == 0)
+    ctx.error(r.mark("max_batch_size"), fmt::format("{}: max_batch_size must be greater than 0", r.path()));
 }
 
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, BatchProcessorConfig& c) {

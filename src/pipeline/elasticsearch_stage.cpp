@@ -138,7 +138,7 @@ class ElasticsearchStage final : public ExporterStage {
   // With a disk queue the memory queue only buffers what the reader loop has encoded for
   // the senders: a few requests' worth, the backlog waits on disk.
   static queue::MemoryQueueLimits memory_limits(const config::ElasticsearchExporterConfig& c) {
-    if (uses_disk(c)) return {.max_bytes = std::max<std::uint64_t>(16ull << 20, 4 * c.flush.bytes)};
+    if (uses_disk(c)) return {.max_bytes = std::max<std::uint64_t>(4ull << 20, 4 * c.flush.bytes)};
     return {.max_bytes = c.sending_queue.max_bytes ? c.sending_queue.max_bytes : kDefaultQueueBytes,
             .max_items = 0,
             .max_entries = c.sending_queue.queue_size};

@@ -151,7 +151,11 @@ struct Collector::Impl {
         receivers.emplace(rid, std::make_unique<receiver::otlp::OtlpReceiver>(*otlp, *router));
       } else {
         const auto& file = std::get<config::FilelogReceiverConfig>(r->settings);
-        file_receivers.emplace(rid, std::make_unique<receiver::filelog::FilelogReceiver>(rid, file, *router));
+        receiver::filelog::FilelogReceiverOptions options;
+        options.batch_max_lines = file.max_batch_lines;
+        options.batch_max_bytes = file.max_batch_size;
+        file_receivers.emplace(
+            rid, std::make_unique<receiver::filelog::FilelogReceiver>(rid, file, *router, options));
       }
     }
   }
@@ -193,6 +197,7 @@ struct Collector::Impl {
       add("tern_filelog_bytes_read_total", s.bytes_read, "Bytes read from files");
       add("tern_filelog_lines_truncated_total", s.lines_truncated, "Lines cut to max_log_size");
       add("tern_filelog_files_open", s.files_open, "Files followed", false);
+      add("tern_filelog_batches_sent_total", s.batches_sent, "Batches of lines accepted by the pipeline");
       add("tern_filelog_batches_refused_total", s.batches_refused, "Batches refused (back-pressure), resent");
       add("tern_filelog_batches_invalid_total", s.batches_invalid, "Batches refused as invalid (skipped)");
       add("tern_filelog_json_errors_total", s.json_errors, "Lines that were not a JSON object");

@@ -115,6 +115,8 @@ service:
   EXPECT_EQ(fl.fingerprint_size, 1000u);
   EXPECT_TRUE(fl.include_file_name);
   EXPECT_FALSE(fl.include_file_path);
+  EXPECT_EQ(fl.max_batch_lines, 1000u);
+  EXPECT_EQ(fl.max_batch_size, 1024u * 1024);
 
   const auto& batch = settings<BatchProcessorConfig>(c.processors, "batch");
   EXPECT_EQ(batch.send_batch_size, 8192u);
@@ -258,6 +260,8 @@ receivers:
     fingerprint_size: 2KiB
     include_file_name: false
     include_file_path: true
+    max_batch_lines: 4096
+    max_batch_size: 4MiB
 processors:
   batch:
     send_batch_size: 100
@@ -369,6 +373,8 @@ service:
   EXPECT_EQ(fl.fingerprint_size, 2048u);
   EXPECT_FALSE(fl.include_file_name);
   EXPECT_TRUE(fl.include_file_path);
+  EXPECT_EQ(fl.max_batch_lines, 4096u);
+  EXPECT_EQ(fl.max_batch_size, 4u * 1024 * 1024);
 
   const auto& batch = settings<BatchProcessorConfig>(c.processors, "batch");
   EXPECT_EQ(batch.send_batch_size, 100u);
@@ -920,6 +926,23 @@ extensions:
           "t.yaml:49:28: error: extensions.health_check.endpoint: expected host:port (e.g. "
           "\"127.0.0.1:4318\"), got \"localhost\"",
           "t.yaml:49:45: error: extensions.health_check.path: path must start with /"));
+}
+
+TEST(Problems, FilelogBatchBoundsMustBePositive) {
+  auto r = load_with_service(R"(
+receivers:
+  otlp:
+    protocols: {grpc: }
+  filelog:
+    include: [/var/log/a.log]
+    max_batch_lines: 0
+    max_batch_size: 0
+exporters:
+  debug:
+)");
+  EXPECT_THAT(errors(r),
+              ElementsAre("t.yaml:6:22: error: receivers.filelog: max_batch_lines must be greater than 0",
+                          "t.yaml:7:21: error: receivers.filelog: max_batch_size must be greater than 0"));
 }
 
 TEST(Problems, DuplicateKeys) {

@@ -237,6 +237,34 @@ TEST_F(CollectorTest, HealthCheckAndInternalMetrics) {
   EXPECT_EQ(after.call("GET", "/").status, 0) << "the extension stops with the collector";
 }
 
+// filelog's max_batch_lines reaches the receiver: 95 lines in batches of at most 10.
+TEST_F(CollectorTest, FilelogBatchesFollowMaxBatchLines) {
+  start_sink();
+  const fs::path log =
+      fs::temp_directory_path() / ("tern-collector-batch-" + std::to_string(::getpid()) + ".log");
+  {
+    std::ofstream f(log);
+    for (int i = 0; i < 95; ++i) f << "line " << i << "\n";
+  }
+  std::string yaml = config_yaml(sink_port_);
+  yaml.replace(
+      yaml.find("processors:\n"), 0,
+      "  filelog:\n    include: [" + log.string() + "]\n    start_at: beginning\n    max_batch_lines: 10\n");
+  yaml.replace(yaml.find("receivers: [otlp]"), 17, "receivers: [otlp, filelog]");
+  start_collector(yaml);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (sink_->count("logs-*") < 95 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(sink_->count("logs-*"), 95);
+  HttpClient metrics(collector_->metrics_port());
+  const std::string body = metrics.call("GET", "/metrics").body;
+  const std::string key = "tern_filelog_batches_sent_total{receiver=\"filelog\"} ";
+  const auto at = body.find(key);
+  ASSERT_NE(at, std::string::npos) << body;
+  EXPECT_GE(std::stoi(body.substr(at + key.size())), 10);  // with the default (1000) it is 1
+  fs::remove(log);
+}
+
 // The disk queue: what a client was answered 200 for is on disk; a collector stopped before
 // it could deliver (the sink is down) leaves it there, and the next one on the same
 // directory delivers it.
