@@ -469,6 +469,8 @@ struct BulkExporter::Impl {
       w.all_indexed = true;
       return true;
     }
+    // Only this path parses: pad the body for simdjson here (a copy), not on every response.
+    body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
     od::document doc;
     if (w.parser.iterate(simdjson::padded_string_view(body.data(), body.size(), body.capacity())).get(doc))
       return false;

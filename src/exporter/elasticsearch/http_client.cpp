@@ -2,7 +2,6 @@
 #include "exporter/elasticsearch/http_client.h"
 
 #include <openssl/ssl.h>
-#include <simdjson.h>
 
 #include <atomic>
 #include <boost/asio.hpp>
@@ -282,7 +281,6 @@ bool HttpClient::post(std::size_t index, std::string_view target, std::span<cons
       auto& res = parser.get();
       response.status = static_cast<int>(res.result_int());
       response.body = std::move(res.body());
-      response.body.reserve(response.body.size() + simdjson::SIMDJSON_PADDING);
       if (!res.keep_alive()) im.close(c);
       break;
     }

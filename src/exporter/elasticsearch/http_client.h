@@ -48,7 +48,7 @@ struct HttpClientOptions {
 
 struct HttpResponse {
   int status = 0;
-  std::string body;  // capacity has simdjson::SIMDJSON_PADDING spare bytes after size()
+  std::string body;
 };
 
 class HttpClient {
