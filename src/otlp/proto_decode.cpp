@@ -33,6 +33,10 @@ struct Ctx {
   const Arena& arena;
   DecodeError err;
   std::vector<const char*> path;  // innermost first; filled only on error
+  // Attributes of the previous log record: the records of a batch mostly carry the same
+  // set, so this sizes the next record's vector without counting its fields first (a
+  // second pass over every record's bytes). 0: count.
+  std::size_t log_attrs_hint = 0;
 
   TERN_COLD bool fail(const char* at, std::string msg) {
     err.offset = static_cast<std::size_t>(at - base);
@@ -662,7 +666,7 @@ bool decode_scope(Ctx& c, Cur r, pdata::InstrumentationScope& s) {
 // ---- logs ----
 
 bool decode_log_record(Ctx& c, Cur r, pdata::LogRecord& lr) {
-  lr.attributes.reserve(count_field(r, 6));
+  lr.attributes.reserve(c.log_attrs_hint ? c.log_attrs_hint : count_field(r, 6));
   FIELD_LOOP {
     case 1: FIXED64("time_unix_nano", lr.time_unix_nano)
     case 2: INT32("severity_number", lr.severity_number, std::int32_t)
@@ -686,6 +690,7 @@ bool decode_log_record(Ctx& c, Cur r, pdata::LogRecord& lr) {
     SKIP_DEFAULT;
   }
   FIELD_LOOP_END
+  c.log_attrs_hint = lr.attributes.size();
   return true;
 }
 
