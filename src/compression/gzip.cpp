@@ -28,7 +28,8 @@ GzipCompressor::~GzipCompressor() {
   if (c_) libdeflate_free_compressor(c_);
 }
 
-void GzipCompressor::compress_igzip(std::span<const std::string_view> parts, std::string& out) {
+// Compresses into out[0, returned size); out's size is room, grown as needed, never shrunk.
+std::size_t GzipCompressor::compress_igzip(std::span<const std::string_view> parts, std::string& out) {
   isal_zstream& s = *igzip_;
   isal_deflate_init(&s);
   s.gzip_flag = IGZIP_GZIP;
@@ -42,7 +43,7 @@ void GzipCompressor::compress_igzip(std::span<const std::string_view> parts, std
   // grows by 5 bytes per stored 64 KiB block plus header and trailer) makes the loop
   // below double the buffer and go on where it stopped.
   std::size_t written = 0;
-  out.resize(total / 4 + 1024);
+  if (out.size() < total / 4 + 1024) out.resize(total / 4 + 1024);
   // avail_in/avail_out are 32-bit: at most 1 GiB per call (bodies are far smaller).
   constexpr std::size_t kMaxChunk = std::size_t{1} << 30;
   std::size_t k = 0;
@@ -67,17 +68,31 @@ void GzipCompressor::compress_igzip(std::span<const std::string_view> parts, std
       throw std::runtime_error("igzip: deflate made no progress");
     }
   }
-  out.resize(written);
+  return written;
 }
 
 void GzipCompressor::compress(std::string_view in, std::string& out) { compress(std::span(&in, 1), out); }
 
 void GzipCompressor::compress(std::span<const std::string_view> parts, std::string& out) {
-  if (igzip_) return compress_igzip(parts, out);
+  if (igzip_) {
+    out.clear();
+    out.resize(compress_igzip(parts, out));
+    return;
+  }
   if (parts.size() == 1) return compress_deflate(parts[0], out);
   joined_.clear();
   for (auto p : parts) joined_.append(p);
   compress_deflate(joined_, out);
+}
+
+std::string_view GzipCompressor::compress_into(std::span<const std::string_view> parts,
+                                               std::string& scratch) {
+  if (igzip_) {
+    const std::size_t n = compress_igzip(parts, scratch);  // may reallocate: data() after
+    return {scratch.data(), n};
+  }
+  compress(parts, scratch);
+  return scratch;
 }
 
 void GzipCompressor::compress_deflate(std::string_view in, std::string& out) {

@@ -31,10 +31,14 @@ class GzipCompressor {
   // The same for the concatenation of `parts`, without concatenating them first at
   // level 1 (a bulk body is compressed straight from the encoded batches).
   void compress(std::span<const std::string_view> parts, std::string& out);
+  // The same, into a reusable scratch string: the result is the returned view (valid until
+  // `scratch` changes); the string keeps its larger size, so the next call does not
+  // zero-fill its output room again.
+  std::string_view compress_into(std::span<const std::string_view> parts, std::string& scratch);
   int level() const { return level_; }
 
  private:
-  void compress_igzip(std::span<const std::string_view> parts, std::string& out);
+  std::size_t compress_igzip(std::span<const std::string_view> parts, std::string& out);
   void compress_deflate(std::string_view in, std::string& out);
 
   libdeflate_compressor* c_ = nullptr;   // levels 0 and 2-12

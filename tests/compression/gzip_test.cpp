@@ -106,6 +106,30 @@ TEST(Gzip, EveryLevelRoundTripsAndReuses) {
 }
 
 // A body given in parts (empty ones included) is the gzip of their concatenation.
+// compress_into reuses a scratch string that stays larger than its result: a big body then
+// smaller ones (and an empty one) each decode to exactly their input.
+TEST(Gzip, CompressIntoReusesItsScratch) {
+  GzipDecompressor d;
+  for (int level : {1, 6}) {
+    GzipCompressor c(level);
+    std::string scratch, out;
+    for (std::size_t n : {300000u, 5000u, 0u, 120000u, 17u}) {
+      std::string text;
+      for (std::size_t i = 0; text.size() < n; ++i) text += "{\"seq\":" + std::to_string(i) + "}\n";
+      text.resize(n);
+      const std::string_view half[] = {std::string_view(text).substr(0, n / 2),
+                                       std::string_view(text).substr(n / 2)};
+      const std::string_view z = c.compress_into(half, scratch);
+      EXPECT_GE(scratch.size(), z.size());
+      ASSERT_TRUE(d.decompress(z, out, n + 1)) << level << " " << n;
+      EXPECT_EQ(out, text) << level << " " << n;
+      std::string whole;
+      c.compress(text, whole);
+      EXPECT_EQ(z, whole) << "same bytes as compress(): " << level << " " << n;
+    }
+  }
+}
+
 TEST(Gzip, PartsCompressLikeTheirConcatenation) {
   std::vector<std::string> owned;
   for (int i = 0; i < 40; ++i)

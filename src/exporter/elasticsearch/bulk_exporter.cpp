@@ -551,10 +551,9 @@ struct BulkExporter::Impl {
     std::span<const std::string_view> body{w.parts};
     std::size_t body_bytes = plain_bytes;
     if (opt.gzip) {
-      w.gz.compress(body, w.compressed);
-      compressed_view = w.compressed;
+      compressed_view = w.gz.compress_into(body, w.compressed);
       body = std::span<const std::string_view>(&compressed_view, 1);
-      body_bytes = w.compressed.size();
+      body_bytes = compressed_view.size();
     }
     const std::size_t n = r.items.size();
     requests.fetch_add(1, std::memory_order_relaxed);
