@@ -15,6 +15,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "net/string_body.h"
+
 namespace tern::net {
 namespace {
 namespace asio = boost::asio;
@@ -133,7 +135,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // Beast reads max(512, free capacity) bytes per recv and moves body bytes out of the
     // buffer, so an unreserved buffer reads a 1 MB body in ~2000 recv calls (each with
     // an epoll wait and a timer update). 64 KiB per connection reading a body makes it ~16.
-    if (parser_->content_length().value_or(kBodyReadChunk) > 4096) buffer_.reserve(kBodyReadChunk);
+    if (parser_->content_length().value_or(kReadBufferReserve) > 4096) buffer_.reserve(kReadBufferReserve);
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
@@ -226,13 +228,12 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   static constexpr std::size_t kScratch = 64 * 1024;
-  static constexpr std::uint64_t kBodyReadChunk = 64 * 1024;
   static constexpr std::size_t kMaxDrain = 256ull * 1024 * 1024;
 
   beast::tcp_stream stream_;
   HttpServer::Impl& server_;
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::request_parser<AppendStringBody>> parser_;
   std::optional<http::response<http::empty_body>> cont_;
   std::optional<http::response<http::string_body>> res_;
   std::unique_ptr<char[]> scratch_;

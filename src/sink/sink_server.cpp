@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "net/string_body.h"
+
 namespace tern::sink {
 namespace {
 namespace asio = boost::asio;
@@ -52,9 +54,8 @@ class Session : public std::enable_shared_from_this<Session> {
     read_body();
   }
   void read_body() {
-    // Reserve so that each recv takes up to 64 KiB of the body (Beast reads only the
-    // free capacity, at least 512 bytes, and the body moves out of the buffer).
-    buffer_.reserve(64 * 1024);
+    // Each recv takes up to 64 KiB of the body (see net::kReadBufferReserve).
+    buffer_.reserve(net::kReadBufferReserve);
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
@@ -121,7 +122,7 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::tcp_stream stream_;
   asio::steady_timer timer_;
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::request_parser<net::AppendStringBody>> parser_;
   std::optional<http::response<http::empty_body>> cont_;
   std::optional<http::response<http::string_body>> res_;
   std::optional<Reply> pending_;

@@ -11,6 +11,8 @@
 #include <boost/beast/ssl.hpp>
 #include <stdexcept>
 
+#include "net/string_body.h"
+
 namespace tern::exporter::es {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -213,13 +215,13 @@ struct HttpClient::Impl {
 
   template <class Stream>
   beast::error_code exchange(Stream& s, Conn& c, http::request<GatherBody>& req,
-                             http::response_parser<http::string_body>& parser) {
+                             http::response_parser<net::AppendStringBody>& parser) {
     c.lowest().expires_after(opt.request_timeout);
     auto ec = run([&](auto h) { http::async_write(s, req, h); });
     if (ec) return ec;
     // Beast reads only the buffer's free capacity (at least 512 bytes) per recv, and the
     // body moves out of it: reserve, or a 100 KB bulk response takes ~200 recv calls.
-    c.buffer.reserve(64 * 1024);
+    c.buffer.reserve(net::kReadBufferReserve);
     ec = run([&](auto h) { http::async_read(s, c.buffer, parser, h); });
     c.lowest().expires_never();
     return ec;
@@ -274,7 +276,7 @@ bool HttpClient::post(std::size_t index, std::string_view target, std::span<cons
         break;
       }
     }
-    http::response_parser<http::string_body> parser;
+    http::response_parser<net::AppendStringBody> parser;
     parser.body_limit(im.opt.max_response_bytes);
     ec = c.secure ? im.exchange(*c.secure, c, req, parser) : im.exchange(*c.plain, c, req, parser);
     if (!ec) {

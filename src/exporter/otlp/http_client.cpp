@@ -17,6 +17,7 @@
 
 #include "compression/gzip.h"
 #include "exporter/otlp/otlp_client.h"
+#include "net/string_body.h"
 
 namespace tern::exporter::otlp {
 namespace {
@@ -111,7 +112,7 @@ class HttpClient final : public OtlpClient {
     for (;;) {
       ++st.attempts;
       const bool reused = connected_ && requests_on_connection_ > 0;
-      http::response<http::string_body> res;
+      http::response<net::AppendStringBody> res;
       beast::error_code ec = round_trip(res);
       if (ec) {
         close();
@@ -171,7 +172,7 @@ class HttpClient final : public OtlpClient {
     ioc_.run();
   }
 
-  beast::error_code round_trip(http::response<http::string_body>& res) {
+  beast::error_code round_trip(http::response<net::AppendStringBody>& res) {
     beast::error_code result;
     if (!connected_) {
       tcp::resolver resolver(ioc_);
@@ -190,7 +191,7 @@ class HttpClient final : public OtlpClient {
     http::async_write(stream_, req_, [&](beast::error_code e, std::size_t) {
       result = e;
       if (e) return;
-      buffer_.reserve(64 * 1024);  // Beast reads only the free capacity (>= 512 B) per recv
+      buffer_.reserve(net::kReadBufferReserve);  // Beast reads only the free capacity per recv
       http::async_read(stream_, buffer_, res, [&](beast::error_code e2, std::size_t) { result = e2; });
     });
     run_io();
