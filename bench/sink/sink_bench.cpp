@@ -7,7 +7,6 @@
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "compression/gzip.h"
 #include "encoding/elasticsearch/encoder.h"

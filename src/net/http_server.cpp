@@ -7,13 +7,13 @@
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
+#include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "net/string_body.h"
 

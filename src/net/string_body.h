@@ -7,12 +7,12 @@
 // pieces instead (one copy); it is string_body in every other respect (the same value_type
 // and writer), so messages convert freely.
 #include <boost/beast/core/buffers_range.hpp>
-#include <boost/beast/http/error.hpp>
-#include <boost/beast/http/string_body.hpp>
 #include <boost/optional.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "net/beast_http.h"
 
 namespace tern::net {
 

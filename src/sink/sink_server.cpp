@@ -5,10 +5,10 @@
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <optional>
 #include <thread>
 #include <vector>
+#include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "net/string_body.h"
 

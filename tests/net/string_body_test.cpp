@@ -5,8 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/read.hpp>
 #include <string>
 
 namespace tern::net {

@@ -5,12 +5,12 @@
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+#include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "compression/gzip.h"
 #include "support/process.h"

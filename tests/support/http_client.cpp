@@ -3,7 +3,7 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
+#include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 namespace tern::test {
 

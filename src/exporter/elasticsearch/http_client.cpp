@@ -7,9 +7,9 @@
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <stdexcept>
+#include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "net/string_body.h"
 

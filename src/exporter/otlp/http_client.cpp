@@ -6,8 +6,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http.hpp>
 #include <boost/beast/http/span_body.hpp>
+#include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include <algorithm>
 #include <charconv>

@@ -10,7 +10,6 @@
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "encoding/encoded_batch.h"
 #include "exporter/elasticsearch/bulk_exporter.h"

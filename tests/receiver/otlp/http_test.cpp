@@ -4,10 +4,10 @@
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "compression/gzip.h"
 #include "otlp/json_codec.h"
