@@ -98,6 +98,28 @@ TEST(OtlpProto, EncodeAppendsAndEmptyIsEmpty) {
   EXPECT_TRUE(d.resource_logs.empty());
 }
 
+// The encoder grows its output without a zero fill. Whatever the string's capacity (none,
+// a little short, plenty), the result is exactly the prefix plus the encoding: GCC 12's
+// resize_and_overwrite reports the grown capacity to its operation, and an encoder that
+// trusted it left garbage bytes after the message.
+TEST(OtlpProto, EncodeAppendsExactlyWhateverTheCapacity) {
+  LogsData d;
+  ASSERT_FALSE(decode_logs_json(kLogs, d));
+  std::string ref;
+  encode_logs_proto(d, ref);
+  ASSERT_FALSE(ref.empty());
+  for (std::size_t cap :
+       {std::size_t{0}, ref.size() / 2, ref.size() * 3 / 4, ref.size() + 3, ref.size() * 3}) {
+    std::string out;
+    out.reserve(cap);
+    out = "ab";
+    encode_logs_proto(d, out);
+    EXPECT_EQ(out, "ab" + ref) << "capacity " << cap;
+    LogsData back;
+    EXPECT_FALSE(decode_logs_proto(std::string_view(out).substr(2), back)) << cap;
+  }
+}
+
 TEST(OtlpProto, KnownBytesForASimpleRecord) {
   // Hand-computed: the encoder writes exactly these bytes, in field-number order.
   LogsData d;
@@ -322,7 +344,7 @@ TEST(OtlpProto, ScalarAttributeValuesAtTheFastPathEdges) {
       len(6, len(2, len(1, "v")) + len(1, "rev")) +               // value before key
       attr(std::string(130, 'k'), vint(3, 9)) +                   // two-byte key length
       len(6, len(1, "extra") + len(2, vint(2, 1)) + vint(5, 3));  // a field after the value
-  const std::string input = logs_with_record(record);  // decoded strings are views into it
+  const std::string input = logs_with_record(record);             // decoded strings are views into it
   LogsData d;
   ASSERT_FALSE(decode_logs_proto(input, d));
   const auto& a = d.resource_logs[0].scope_logs[0].log_records[0].attributes;

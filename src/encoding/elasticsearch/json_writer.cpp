@@ -136,7 +136,10 @@ void JsonWriter::grow(std::size_t n) {
   const std::size_t spare = out_.capacity() - pos;
   const std::size_t want = pos + std::max(n, std::min(chunk_, spare));
 #if defined(__cpp_lib_string_resize_and_overwrite)
-  out_.resize_and_overwrite(want, [](char*, std::size_t len) noexcept { return len; });
+  // Return `want`, not the operation's `n`: GCC 12's libstdc++ passes the grown capacity
+  // as `n` when it reallocates (asked for 3000, `n` is 5888), so `return n` would set the
+  // size past what was asked for.
+  out_.resize_and_overwrite(want, [want](char*, std::size_t) noexcept { return want; });
 #else
   out_.resize(want);
 #endif
