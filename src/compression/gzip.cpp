@@ -75,8 +75,7 @@ void GzipCompressor::compress(std::string_view in, std::string& out) { compress(
 
 void GzipCompressor::compress(std::span<const std::string_view> parts, std::string& out) {
   if (igzip_) {
-    out.clear();
-    out.resize(compress_igzip(parts, out));
+    out.resize(compress_igzip(parts, out));  // out's old bytes are room, not zero-filled again
     return;
   }
   if (parts.size() == 1) return compress_deflate(parts[0], out);
