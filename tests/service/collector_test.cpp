@@ -112,6 +112,11 @@ class CollectorTest : public ::testing::Test {
     if (sink_) sink_->stop();
     fs::remove(dump_);
   }
+  // Waits until the sink holds `n` log documents or `deadline` passes.
+  void wait_for_logs(std::int64_t n, std::chrono::steady_clock::time_point deadline) {
+    while (sink_->count("logs-*") < n && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   test::HttpReply post(const std::string& path, const std::string& body, const std::string& type) {
     return http_->call("POST", path, body, {{"Content-Type", type}});
   }
@@ -252,9 +257,7 @@ TEST_F(CollectorTest, FilelogBatchesFollowMaxBatchLines) {
       "  filelog:\n    include: [" + log.string() + "]\n    start_at: beginning\n    max_batch_lines: 10\n");
   yaml.replace(yaml.find("receivers: [otlp]"), 17, "receivers: [otlp, filelog]");
   start_collector(yaml);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (sink_->count("logs-*") < 95 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  wait_for_logs(95, std::chrono::steady_clock::now() + std::chrono::seconds(20));
   EXPECT_EQ(sink_->count("logs-*"), 95);
   HttpClient metrics(collector_->metrics_port());
   const std::string body = metrics.call("GET", "/metrics").body;
@@ -291,14 +294,12 @@ TEST_F(CollectorTest, DiskQueueKeepsAcceptedDataAcrossARestart) {
   start_sink();
   start_collector(config_yaml(sink_port_, queue));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (sink_->count("logs-*") < 200 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  wait_for_logs(200, deadline);
   EXPECT_EQ(sink_->count("logs-*"), 200);
   // More data through the same queue. Shutdown stops the disk reader (frames not read yet
   // stay on disk for the next start), so wait for delivery before stopping.
   for (int b = 20; b < 25; ++b) ASSERT_EQ(post("/v1/logs", logs_json(10, b), "application/json").status, 200);
-  while (sink_->count("logs-*") < 250 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  wait_for_logs(250, deadline);
   collector_->shutdown(std::chrono::seconds(10));
   int docs = 0;
   std::set<std::string> bodies;
