@@ -104,10 +104,11 @@ struct Args {
   std::vector<bool> gzip{true, false};
   int sink_threads = 2;
   std::uint64_t flush_bytes = 5000000;
+  std::vector<bool> shared_actions{false};  // EncoderConfig::share_action_lines (the collector's queues)
 };
 
 void run_case(const Args& a, const std::vector<tern::encoding::EncodedBatch>& pool, bool gzip,
-              unsigned workers) {
+              unsigned workers, bool shared) {
   ChildSink sink(a.tern, a.sink_threads);
   BulkExporterOptions o;
   o.endpoints = {"http://127.0.0.1:" + std::to_string(sink.port())};
@@ -142,12 +143,13 @@ void run_case(const Args& a, const std::vector<tern::encoding::EncodedBatch>& po
   const double ev = static_cast<double>(sent);
   const double exporter_cpu = (self1 - self0) - (main1 - main0);
   std::printf(
-      "gzip=%-3s workers=%u events=%zu  events/s=%.0f  exporter_cpu_us/event=%.3f  main_cpu_us/event=%.3f  "
+      "gzip=%-3s workers=%u actions=%-6s events=%zu  events/s=%.0f  exporter_cpu_us/event=%.3f  "
+      "main_cpu_us/event=%.3f  "
       "sink_cpu_us/event=%.3f  requests=%llu  MB_uncompressed=%.1f  MB_wire=%.1f  indexed=%llu  "
       "not_indexed=%llu\n",
-      gzip ? "on" : "off", workers, sent, ev / wall, exporter_cpu / ev * 1e6, (main1 - main0) / ev * 1e6,
-      (sink1 - sink0) / ev * 1e6, static_cast<unsigned long long>(k.requests), k.bytes_uncompressed / 1e6,
-      k.bytes_compressed / 1e6, static_cast<unsigned long long>(indexed.load()),
+      gzip ? "on" : "off", workers, shared ? "shared" : "inline", sent, ev / wall, exporter_cpu / ev * 1e6,
+      (main1 - main0) / ev * 1e6, (sink1 - sink0) / ev * 1e6, static_cast<unsigned long long>(k.requests),
+      k.bytes_uncompressed / 1e6, k.bytes_compressed / 1e6, static_cast<unsigned long long>(indexed.load()),
       static_cast<unsigned long long>(not_indexed.load()));
   std::fflush(stdout);
 }
@@ -176,33 +178,46 @@ int main(int argc, char** argv) {
       a.sink_threads = std::stoi(next());
     } else if (s == "--flush-bytes") {
       a.flush_bytes = std::stoull(next());
+    } else if (s == "--shared-actions") {
+      std::string v = next();
+      a.shared_actions = v == "both" ? std::vector<bool>{false, true} : std::vector<bool>{v == "on"};
     } else if (s == "--tern") {
       a.tern = next();
     } else {
       std::fprintf(
           stderr,
           "usage: tern-bench-exporter [--events N] [--batch N] [--workers N]... [--gzip on|off|both] "
-          "[--sink-threads N] [--flush-bytes N] [--tern PATH]\n");
+          "[--sink-threads N] [--flush-bytes N] [--shared-actions on|off|both] [--tern PATH]\n");
       return 2;
     }
   }
   if (a.workers.empty()) a.workers = {1, std::max(1u, std::thread::hardware_concurrency())};
 
-  // A pool of distinct pre-encoded batches (otel mapping mode, data stream routing).
-  std::vector<tern::encoding::EncodedBatch> pool(16);
-  tern::encoding::es::Encoder enc{tern::encoding::es::EncoderConfig{}};
-  std::size_t bytes = 0;
-  for (std::size_t i = 0; i < pool.size(); ++i) {
-    tern::pdata::LogsData logs(std::size_t{1} << 20);
-    tern::gen::build_logs_workload(a.batch, logs, tern::gen::now_unix_nano(), i);
-    enc.encode_logs(logs, pool[i]);
-    bytes += pool[i].bytes();
+  // Pools of distinct pre-encoded batches (otel mapping mode, data stream routing): action
+  // lines inline, or shared as the collector's queues hold them.
+  std::vector<tern::encoding::EncodedBatch> pools[2];
+  std::size_t bytes[2] = {0, 0};
+  for (const bool shared : {false, true}) {
+    tern::encoding::es::EncoderConfig config;
+    config.share_action_lines = shared;
+    tern::encoding::es::Encoder enc{config};
+    auto& pool = pools[shared];
+    pool.resize(16);
+    for (std::size_t i = 0; i < pool.size(); ++i) {
+      tern::pdata::LogsData logs(std::size_t{1} << 20);
+      tern::gen::build_logs_workload(a.batch, logs, tern::gen::now_unix_nano(), i);
+      enc.encode_logs(logs, pool[i]);
+      bytes[shared] += pool[i].bytes();
+    }
   }
-  std::printf("tern-bench-exporter: %zu events per batch, %.0f bytes per item, hardware threads %u\n",
-              a.batch, static_cast<double>(bytes) / static_cast<double>(pool.size() * a.batch),
-              std::thread::hardware_concurrency());
-  for (bool gz : a.gzip) {
-    for (unsigned w : a.workers) run_case(a, pool, gz, w);
-  }
+  const double items = static_cast<double>(pools[0].size() * a.batch);
+  std::printf(
+      "tern-bench-exporter: %zu events per batch, %.0f bytes per item (%.0f held with shared action lines), "
+      "hardware threads %u\n",
+      a.batch, static_cast<double>(bytes[0]) / items, static_cast<double>(bytes[1]) / items,
+      std::thread::hardware_concurrency());
+  for (bool gz : a.gzip)
+    for (unsigned w : a.workers)
+      for (bool shared : a.shared_actions) run_case(a, pools[shared], gz, w, shared);
   return 0;
 }

@@ -46,28 +46,50 @@ std::size_t GzipCompressor::compress_igzip(std::span<const std::string_view> par
   if (out.size() < total / 4 + 1024) out.resize(total / 4 + 1024);
   // avail_in/avail_out are 32-bit: at most 1 GiB per call (bodies are far smaller).
   constexpr std::size_t kMaxChunk = std::size_t{1} << 30;
-  std::size_t k = 0;
-  std::string_view cur = parts.empty() ? std::string_view{} : parts[0];
-  for (;;) {
-    while (cur.empty() && k + 1 < parts.size()) cur = parts[++k];
-    const std::size_t chunk = std::min(cur.size(), kMaxChunk);
-    s.next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(cur.data()));
-    s.avail_in = static_cast<std::uint32_t>(chunk);
-    s.end_of_stream = (k + 1 >= parts.size() && chunk == cur.size()) ? 1 : 0;
-    s.next_out = reinterpret_cast<std::uint8_t*>(out.data()) + written;
-    s.avail_out = static_cast<std::uint32_t>(std::min(out.size() - written, kMaxChunk));
-    const std::uint32_t out_before = s.avail_out;
-    if (isal_deflate(&s) != COMP_OK) throw std::runtime_error("igzip: deflate failed");
-    const std::size_t produced = out_before - s.avail_out, consumed = chunk - s.avail_in;
-    written += produced;
-    cur.remove_prefix(consumed);
-    if (s.internal_state.state == ZSTATE_END) break;
-    if (s.avail_out == 0) {
-      out.resize(out.size() * 2);
-    } else if (produced == 0 && consumed == 0 && s.end_of_stream) {
-      throw std::runtime_error("igzip: deflate made no progress");
+  // Feeds `in` to the stream; `last` ends it (and returns only once the trailer is out).
+  auto deflate = [&](std::string_view in, bool last) {
+    for (;;) {
+      if (written == out.size()) out.resize(out.size() * 2);
+      const std::size_t chunk = std::min(in.size(), kMaxChunk);
+      s.next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(in.data()));
+      s.avail_in = static_cast<std::uint32_t>(chunk);
+      s.end_of_stream = (last && chunk == in.size()) ? 1 : 0;
+      s.next_out = reinterpret_cast<std::uint8_t*>(out.data()) + written;
+      s.avail_out = static_cast<std::uint32_t>(std::min(out.size() - written, kMaxChunk));
+      const std::uint32_t out_before = s.avail_out;
+      if (isal_deflate(&s) != COMP_OK) throw std::runtime_error("igzip: deflate failed");
+      const std::size_t produced = out_before - s.avail_out, consumed = chunk - s.avail_in;
+      written += produced;
+      in.remove_prefix(consumed);
+      if (s.internal_state.state == ZSTATE_END) return;
+      if (!last && in.empty()) return;
+      if (s.avail_out != 0 && produced == 0 && consumed == 0 && s.end_of_stream)
+        throw std::runtime_error("igzip: deflate made no progress");
     }
+  };
+  // Small pieces (documents apart from their shared action lines) are gathered into a
+  // block first: a deflate call per piece of a few hundred bytes costs more than a copy.
+  // Long runs go to the stream as they are.
+  constexpr std::size_t kSmallPiece = 4096, kStageBlock = 64 * 1024;
+  stage_.clear();
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const bool last = k + 1 == parts.size();
+    const std::string_view p = parts[k];
+    if (p.size() < kSmallPiece) {
+      stage_.append(p);
+      if (last || stage_.size() >= kStageBlock) {
+        deflate(stage_, last);
+        stage_.clear();
+      }
+      continue;
+    }
+    if (!stage_.empty()) {
+      deflate(stage_, false);
+      stage_.clear();
+    }
+    deflate(p, last);
   }
+  if (parts.empty()) deflate({}, true);
   return written;
 }
 

@@ -45,6 +45,7 @@ class GzipCompressor {
   std::unique_ptr<isal_zstream> igzip_;  // level 1
   std::unique_ptr<unsigned char[]> igzip_level_buf_;
   std::string joined_;  // libdeflate has no streaming API: parts are joined here
+  std::string stage_;   // igzip: small parts gathered into blocks
   int level_;
 };
 

@@ -49,12 +49,19 @@ struct EncodeStats {
 };
 
 // One bulk item: `action_size` bytes of action line (with its '\n'), then the
-// document line (with its '\n'), `size` bytes in all, starting at `offset`.
+// document line (with its '\n'), `size` bytes in all on the wire.
+//  - inline (`action_at == kInlineAction`): both lie at `offset`, back to back;
+//  - shared action: only the document lies at `offset`; the action line is an identical
+//    one written earlier in the same buffer, at `action_at` (an encoder option: a queued
+//    batch then holds each distinct action line once, not once per document).
 struct EncodedItem {
+  static constexpr std::uint32_t kInlineAction = UINT32_MAX;
   std::uint32_t offset = 0;
   std::uint32_t size = 0;
   std::uint32_t action_size = 0;
   std::uint32_t events = 1;  // telemetry events this item carries (metrics: data points)
+  std::uint32_t action_at = kInlineAction;
+  bool shares_action() const { return action_at != kInlineAction; }
 };
 
 struct EncodedBatch {
@@ -70,22 +77,36 @@ struct EncodedBatch {
   bool empty() const { return items.empty(); }
   std::size_t size() const { return items.size(); }
   std::size_t bytes() const { return data.size(); }
-  std::string_view item(std::size_t i) const { return {data.data() + items[i].offset, items[i].size}; }
-  std::string_view action(std::size_t i) const { return {data.data() + items[i].offset, items[i].action_size}; }
+  // The bytes item `i` has at its own offset: action line and document when inline, the
+  // document alone when it shares an action line.
+  std::string_view stored(std::size_t i) const {
+    const EncodedItem& it = items[i];
+    return {data.data() + it.offset, it.shares_action() ? it.size - it.action_size : it.size};
+  }
+  std::string_view action(std::size_t i) const {
+    const EncodedItem& it = items[i];
+    return {data.data() + (it.shares_action() ? it.action_at : it.offset), it.action_size};
+  }
   std::string_view document(std::size_t i) const {
-    return {data.data() + items[i].offset + items[i].action_size, items[i].size - items[i].action_size};
+    const EncodedItem& it = items[i];
+    return {data.data() + it.offset + (it.shares_action() ? 0 : it.action_size), it.size - it.action_size};
+  }
+  // The batch as bulk NDJSON (action line, document line per item), appended to `out`.
+  void append_ndjson(std::string& out) const {
+    for (std::size_t i = 0; i < items.size(); ++i) out.append(action(i)).append(document(i));
   }
   std::uint64_t event_count() const {
     std::uint64_t n = 0;
     for (const auto& it : items) n += it.events;
     return n;
   }
-  // Appends item `i` of `other` (used to build retry and split batches from encoded bytes).
+  // Appends item `i` of `other`, inline (used to build retry and split batches from
+  // encoded bytes).
   void append_item(const EncodedBatch& other, std::size_t i) {
     EncodedItem it = other.items[i];
-    auto bytes = other.item(i);
     it.offset = static_cast<std::uint32_t>(data.size());
-    data.append(bytes);
+    it.action_at = EncodedItem::kInlineAction;
+    data.append(other.action(i)).append(other.document(i));
     items.push_back(it);
   }
 };

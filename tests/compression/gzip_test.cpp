@@ -154,3 +154,38 @@ TEST(Gzip, PartsCompressLikeTheirConcatenation) {
     EXPECT_EQ(out, "");
   }
 }
+
+// Bulk bodies whose documents share action lines are thousands of small pieces (gathered
+// into blocks before deflate), sometimes between long runs; the stream must not care.
+TEST(Gzip, ManySmallPiecesCompressLikeTheirConcatenation) {
+  std::uint64_t x = 42;
+  auto noise = [&](std::size_t n) {  // incompressible: the output room has to grow
+    std::string s(n, '\0');
+    for (auto& c : s) c = static_cast<char>((x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 56);
+    return s;
+  };
+  const std::string action = "{\"create\":{\"_index\":\"logs-generic.otel-default\"}}\n";
+  const std::string big_run = noise(300000);
+  std::vector<std::string> docs;
+  for (int i = 0; i < 5000; ++i)
+    docs.push_back(i % 5 == 0 ? noise(700)
+                              : "{\"n\":" + std::to_string(i) + ",\"body\":\"Load Generator\"}\n");
+  GzipDecompressor d;
+  for (const bool ends_with_run : {false, true}) {
+    std::vector<std::string_view> parts;
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+      if (i == 2500) parts.emplace_back(big_run);  // a long run in the middle
+      parts.emplace_back(action);
+      parts.emplace_back(docs[i]);
+    }
+    if (ends_with_run) parts.emplace_back(big_run);
+    std::string joined;
+    for (auto p : parts) joined.append(p);
+    GzipCompressor c(1);
+    std::string z, out;
+    c.compress(parts, z);
+    ASSERT_TRUE(d.decompress(z, out, joined.size() + 1));
+    EXPECT_EQ(out, joined) << ends_with_run;
+    EXPECT_EQ(zlib_gunzip(z, joined.size()), joined) << ends_with_run;
+  }
+}

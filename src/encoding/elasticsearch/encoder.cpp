@@ -172,13 +172,16 @@ void write_data_stream_json(JsonWriter& w, const Route& r) {
   w.put('}');
 }
 
+// `shared_size`/`shared_at`: the item's action line when it was not written at `start`.
 inline void push_item(EncodedBatch& out, std::size_t start, std::size_t action_end, std::size_t end,
-                      std::uint32_t events) {
+                      std::uint32_t events, std::uint32_t shared_at = EncodedItem::kInlineAction,
+                      std::uint32_t shared_size = 0) {
   EncodedItem it;
   it.offset = static_cast<std::uint32_t>(start);
-  it.size = static_cast<std::uint32_t>(end - start);
-  it.action_size = static_cast<std::uint32_t>(action_end - start);
+  it.size = static_cast<std::uint32_t>(end - start) + shared_size;
+  it.action_size = static_cast<std::uint32_t>(action_end - start) + shared_size;
   it.events = events;
+  it.action_at = shared_at;
   out.items.push_back(it);
 }
 
@@ -502,6 +505,7 @@ void Encoder::CachedRoute::build() {
     w.string(route.index);
   }
   action.assign(index_field).append("}}\n");
+  written_at = std::string::npos;
   JsonWriter w(data_stream, 0);
   write_data_stream_json(w, route);
 }
@@ -537,15 +541,26 @@ const Route& Encoder::event_route_for(const Attributes& event) {
   return route_;
 }
 
-void Encoder::write_action(JsonWriter& w, const Route& route, std::string_view id,
-                           std::string_view dynamic_templates) {
-  const CachedRoute* cached = &route == &scope_route_.route   ? &scope_route_
-                              : &route == &event_route_.route ? &event_route_
-                                                              : nullptr;
+void Encoder::begin_output() {
+  scope_route_.written_at = std::string::npos;
+  event_route_.written_at = std::string::npos;
+}
+
+Encoder::SharedAction Encoder::write_action(JsonWriter& w, const Route& route, std::string_view id,
+                                            std::string_view dynamic_templates) {
+  CachedRoute* cached = &route == &scope_route_.route   ? &scope_route_
+                        : &route == &event_route_.route ? &event_route_
+                                                        : nullptr;
   if (cached && id.empty()) {
     if (dynamic_templates.empty()) {
+      if (config_.share_action_lines) {
+        if (cached->written_at != std::string::npos)
+          return {static_cast<std::uint32_t>(cached->written_at),
+                  static_cast<std::uint32_t>(cached->action.size())};
+        cached->written_at = w.size();
+      }
       w.raw(cached->action);
-      return;
+      return {};
     }
     w.raw(cached->index_field);
   } else {
@@ -564,6 +579,7 @@ void Encoder::write_action(JsonWriter& w, const Route& route, std::string_view i
     w.put('}');
   }
   w.lit("}}\n");
+  return {};
 }
 
 void Encoder::write_data_stream(JsonWriter& w, const Route& r) {
@@ -709,6 +725,7 @@ void Encoder::encode_logs(const pdata::LogsData& logs, EncodedBatch& out) {
 
 void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   JsonWriter w(out.data);
+  begin_output();
   for (const auto& rl : logs.resource_logs) {
     cache_resource(rl.resource, rl.schema_url, false);
     for (const auto& sl : rl.scope_logs) {
@@ -721,7 +738,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
         if (config_.logs_dynamic_id)
           if (auto* v = find_string(&r.attributes, "elasticsearch.document_id")) id = v->string_value;
         const std::size_t start = w.size();
-        write_action(w, route, id, {});
+        const SharedAction shared = write_action(w, route, id, {});
         const std::size_t action_end = w.size();
         char* d = w.at(2 * json::kTimestampRoom + 40);
         d = json::lit(d, "{\"@timestamp\":");
@@ -754,7 +771,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
           d = json::lit(d, ",\"body\":{\"text\":");
           d = write_scalar(d, b);
           w.done(json::lit(d, "}}\n"));
-          push_item(out, start, action_end, w.size(), 1);
+          push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
           continue;
         }
         w.raw(tail_);
@@ -787,7 +804,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
             w.put('}');
         }
         w.lit("}\n");
-        push_item(out, start, action_end, w.size(), 1);
+        push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
       }
     }
   }
@@ -821,6 +838,7 @@ void Encoder::encode_traces(const pdata::TracesData& traces, EncodedBatch& out) 
 
 void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& out) {
   JsonWriter w(out.data);
+  begin_output();
   for (const auto& rs : traces.resource_spans) {
     cache_resource(rs.resource, rs.schema_url, false);
     for (const auto& ss : rs.scope_spans) {
@@ -828,10 +846,11 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
       begin_scope_route(config_.traces_index, "traces", ss.scope, rs.resource.attributes);
       for (const auto& s : ss.spans) {
         std::size_t start, action_end;
+        SharedAction shared;
         {
           const Route& route = route_for(s.attributes);
           start = w.size();
-          write_action(w, route, {}, {});
+          shared = write_action(w, route, {}, {});
           action_end = w.size();
           char* d = w.at(json::kTimestampRoom + 16);
           d = json::lit(d, "{\"@timestamp\":");
@@ -902,12 +921,12 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
         d = json::lit(w.at(tail_.size() + 3), "}");
         d = json::raw(d, tail_);
         w.done(json::lit(d, "}\n"));
-        push_item(out, start, action_end, w.size(), 1);
+        push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
 
         for (const auto& e : s.events) {
           const Route& route = event_route_for(e.attributes);
           start = w.size();
-          write_action(w, route, {}, {});
+          shared = write_action(w, route, {}, {});
           action_end = w.size();
           w.lit("{\"@timestamp\":");
           w.timestamp(e.time_unix_nano);
@@ -926,7 +945,7 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
           write_attributes(w, ef, e.attributes, false, e.name);
           w.raw(tail_);
           w.lit("}\n");
-          push_item(out, start, action_end, w.size(), 1);
+          push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
         }
       }
     }
@@ -942,6 +961,7 @@ void Encoder::encode_metrics(const pdata::MetricsData& metrics, EncodedBatch& ou
 
 void Encoder::encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out) {
   JsonWriter w(out.data);
+  begin_output();
   for (const auto& rm : metrics.resource_metrics) {
     cache_resource(rm.resource, rm.schema_url, true);
     for (const auto& sm : rm.scope_metrics) {
@@ -1094,7 +1114,7 @@ void Encoder::encode_scope_metrics(JsonWriter& w, const pdata::ScopeMetrics& sm,
       route = &route_;
     }
     const std::size_t start = w.size();
-    write_action(w, *route, {}, t.view());
+    const SharedAction shared = write_action(w, *route, {}, t.view());
     const std::size_t action_end = w.size();
     const PointRef& rep = points_[g.head];
     const PointView pv = point_view(*rep.metric, rep.index);
@@ -1116,7 +1136,8 @@ void Encoder::encode_scope_metrics(JsonWriter& w, const pdata::ScopeMetrics& sm,
     w.raw(tail_);
     w.raw(d.view());
     w.lit("}\n");
-    push_item(out, start, action_end, w.size(), static_cast<std::uint32_t>(names_.size()));
+    push_item(out, start, action_end, w.size(), static_cast<std::uint32_t>(names_.size()), shared.at,
+              shared.size);
   }
 }
 

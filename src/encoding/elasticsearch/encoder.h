@@ -28,6 +28,11 @@ struct EncoderConfig {
   std::string traces_index;      // static index for spans (empty: route)
   bool logs_dynamic_id = false;  // `elasticsearch.document_id` attribute -> `_id`
   MappingMode mode = MappingMode::Otel;
+  // Items whose action line is the same as one already written in the same output (same
+  // route, no `_id`, no dynamic templates) refer to it instead of repeating it
+  // (EncodedItem::action_at). The collector's queues use it: ~12 % less memory per queued
+  // log record. Off by default: `data` is then the bulk NDJSON as is.
+  bool share_action_lines = false;
 };
 
 // Where one document goes (spec section 3). Shared with the objmodel baseline.
@@ -80,7 +85,14 @@ class Encoder {
     std::string action;       // {"create":{"_index":"..."}}\n
     std::string index_field;  // {"create":{"_index":"..."   (metrics add dynamic_templates)
     std::string data_stream;  // ,"data_stream":{...} or empty
+    // Offset of `action` in the output being written (share_action_lines), npos if not there.
+    std::size_t written_at = std::string::npos;
     void build();
+  };
+  // Where an item's action line is when it was not written inline (share_action_lines).
+  struct SharedAction {
+    std::uint32_t at = EncodedItem::kInlineAction;
+    std::uint32_t size = 0;
   };
 
   // Route of one record: the scope-level route cached per scope unless the
@@ -89,8 +101,9 @@ class Encoder {
   const Route& event_route_for(const pdata::Attributes& event);
   void begin_scope_route(std::string_view static_index, std::string_view type,
                          const pdata::InstrumentationScope& scope, const pdata::Attributes& resource);
-  void write_action(JsonWriter& w, const Route& route, std::string_view id,
-                    std::string_view dynamic_templates);
+  SharedAction write_action(JsonWriter& w, const Route& route, std::string_view id,
+                            std::string_view dynamic_templates);
+  void begin_output();  // a new output: no action line of it can be shared yet
   void write_data_stream(JsonWriter& w, const Route& r);
   void encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out);
   void encode_traces_into(const pdata::TracesData& traces, EncodedBatch& out);

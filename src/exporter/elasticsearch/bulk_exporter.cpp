@@ -39,6 +39,10 @@ using std::chrono::milliseconds;
 constexpr std::string_view kFilterPath =
     "errors,items.*._index,items.*.status,items.*.error.type,items.*.error.reason";
 
+// Above this many pieces an uncompressed body is copied into one buffer before sending
+// (a gathered write takes at most 64 pieces per call).
+constexpr std::size_t kMaxGatheredParts = 256;
+
 std::string percent_encode(std::string_view s) {
   std::string out;
   for (unsigned char c : s) {
@@ -195,7 +199,9 @@ struct BulkExporter::Impl {
     }
     if (opt.num_workers == 0) opt.num_workers = std::max(1u, std::thread::hardware_concurrency());
     if (opt.flush_bytes == 0) opt.flush_bytes = 1;
-    if (opt.max_inflight_bytes == 0) opt.max_inflight_bytes = 2ull * opt.num_workers * opt.flush_bytes;
+    // One request per worker on the wire and one being filled: more would only hold
+    // queued data in memory twice over without sending it sooner.
+    if (opt.max_inflight_bytes == 0) opt.max_inflight_bytes = (opt.num_workers + 1ull) * opt.flush_bytes;
     if (any_tls) {
       tls = make_tls_context(
           {opt.tls_ca_file, opt.tls_cert_file, opt.tls_key_file, opt.tls_insecure_skip_verify});
@@ -236,6 +242,21 @@ struct BulkExporter::Impl {
     if (aborting) return;  // the items stay unsettled and are reported undelivered
     enqueue_locked(std::move(r), ready);
   }
+  // Until a batch of `bytes` fits under the in-flight limit (a batch larger than the limit
+  // fits when nothing else is in flight), or `deadline`. False on timeout or when stopped.
+  bool wait_for_room_locked(std::unique_lock<std::mutex>& lk, std::uint64_t bytes,
+                            Clock::time_point deadline) {
+    auto full = [&] { return inflight_bytes > 0 && inflight_bytes + bytes > opt.max_inflight_bytes; };
+    while (!stopping && started && full()) {
+      if (deadline == Clock::time_point::max()) {
+        space_cv.wait(lk);
+      } else if (space_cv.wait_until(lk, deadline) == std::cv_status::timeout && full()) {
+        return false;
+      }
+    }
+    return !stopping && started;
+  }
+
   void cut_pending_locked() {
     if (pending.items.empty()) return;
     enqueue_locked(std::move(pending), Clock::now());
@@ -449,6 +470,7 @@ struct BulkExporter::Impl {
     compression::GzipCompressor gz;
     std::vector<std::string_view> parts;  // the request body: runs of encoded items
     std::string compressed;
+    std::string joined;  // uncompressed body of many pieces, copied into one
     HttpResponse response;
     simdjson::ondemand::parser parser;
     std::vector<ItemResult> results;  // per item, unless all_indexed
@@ -531,20 +553,25 @@ struct BulkExporter::Impl {
     // The body is the items' bytes where the encoder left them: items of one encoded
     // batch usually sit back to back, so a request is a few contiguous runs, sent with
     // gathered writes or compressed straight from them (no copy into a body string).
+    // An item that shares its action line is two pieces: that line, then its document.
     w.parts.clear();
     std::size_t plain_bytes = 0;
     const char* run = nullptr;
     std::size_t run_len = 0;
-    for (const auto& ref : r.items) {
-      const std::string_view item = ref.sub->batch.item(ref.index);
-      plain_bytes += item.size();
-      if (run && run + run_len == item.data()) {
-        run_len += item.size();
-        continue;
+    auto add = [&](std::string_view piece) {
+      plain_bytes += piece.size();
+      if (run && run + run_len == piece.data()) {
+        run_len += piece.size();
+        return;
       }
       if (run) w.parts.emplace_back(run, run_len);
-      run = item.data();
-      run_len = item.size();
+      run = piece.data();
+      run_len = piece.size();
+    };
+    for (const auto& ref : r.items) {
+      const encoding::EncodedBatch& b = ref.sub->batch;
+      if (b.items[ref.index].shares_action()) add(b.action(ref.index));
+      add(b.stored(ref.index));
     }
     if (run) w.parts.emplace_back(run, run_len);
     std::string_view compressed_view;
@@ -554,6 +581,12 @@ struct BulkExporter::Impl {
       compressed_view = w.gz.compress_into(body, w.compressed);
       body = std::span<const std::string_view>(&compressed_view, 1);
       body_bytes = compressed_view.size();
+    } else if (w.parts.size() > kMaxGatheredParts) {
+      // Many small pieces (shared action lines): one copy beats a write call per 64 pieces.
+      w.joined.clear();
+      for (auto part : w.parts) w.joined.append(part);
+      compressed_view = w.joined;
+      body = std::span<const std::string_view>(&compressed_view, 1);
     }
     const std::size_t n = r.items.size();
     requests.fetch_add(1, std::memory_order_relaxed);
@@ -717,18 +750,9 @@ bool BulkExporter::submit(encoding::EncodedBatch&& batch, Done done, Clock::time
     if (done) done(BulkResult{});
     return true;
   }
-  const std::uint64_t bytes = batch.bytes();
   std::unique_lock lk(im.mu);
-  // A batch larger than the limit is still admitted when nothing else is in flight.
-  auto full = [&] { return im.inflight_bytes > 0 && im.inflight_bytes + bytes > im.opt.max_inflight_bytes; };
-  while (!im.stopping && im.started && full()) {
-    if (deadline == Clock::time_point::max()) {
-      im.space_cv.wait(lk);
-    } else if (im.space_cv.wait_until(lk, deadline) == std::cv_status::timeout && full()) {
-      return false;
-    }
-  }
-  if (im.stopping || !im.started) return false;
+  if (!im.wait_for_room_locked(lk, batch.bytes(), deadline)) return false;
+  const std::uint64_t bytes = batch.bytes();
 
   auto owned = std::make_unique<Submission>();
   Submission* s = owned.get();
@@ -753,6 +777,12 @@ bool BulkExporter::submit(encoding::EncodedBatch&& batch, Done done, Clock::time
   if (im.pending.bytes >= im.opt.flush_bytes) im.cut_pending_locked();
   if (was_empty && !im.pending.items.empty()) im.flush_cv.notify_one();
   return true;
+}
+
+bool BulkExporter::wait_for_room(std::uint64_t bytes, Clock::time_point deadline) {
+  auto& im = *impl_;
+  std::unique_lock lk(im.mu);
+  return im.wait_for_room_locked(lk, bytes, deadline);
 }
 
 bool BulkExporter::flush(Clock::time_point deadline) {

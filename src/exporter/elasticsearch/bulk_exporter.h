@@ -35,7 +35,8 @@ struct BulkExporterOptions {
   std::uint64_t flush_bytes = 5000000;  // uncompressed body size that triggers a request
   std::chrono::milliseconds flush_interval{1000};
   // Bytes of submitted, not yet completed batches above which submit() blocks
-  // (back-pressure). 0 = 2 * num_workers * flush_bytes. Not in the config file (yet).
+  // (back-pressure). 0 = (num_workers + 1) * flush_bytes: a request per worker on the
+  // wire and one being filled. Not in the config file (yet).
   std::uint64_t max_inflight_bytes = 0;
 
   bool retry_enabled = true;
@@ -127,6 +128,11 @@ class BulkExporter {
   bool try_submit(encoding::EncodedBatch&& batch, Done done) {
     return submit(std::move(batch), std::move(done), {});
   }
+  // Waits until submit() would take a batch of `bytes` without blocking, until
+  // `deadline`; false on timeout or after shutdown. A queue's consumer calls it before
+  // taking entries out of its queue, so that waiting entries stay in the queue (bounded,
+  // counted) instead of in the hands of a consumer blocked in submit().
+  bool wait_for_room(std::uint64_t bytes, Clock::time_point deadline);
   // Sends what is buffered now and waits until no batch is in flight (every submitted
   // batch completed), or `deadline`. Returns true when nothing is left in flight.
   bool flush(Clock::time_point deadline = Clock::time_point::max());

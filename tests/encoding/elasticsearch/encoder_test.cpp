@@ -245,6 +245,37 @@ TEST(EsRouting, DynamicId) {
   EXPECT_FALSE(action(b2, 0)["create"].contains("_id"));
 }
 
+TEST(EsRouting, SharedActionLinesReferToTheFirstCopy) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.add();                                                                         // 0: writes it
+  f.add();                                                                         // 1: shares 0's
+  f.add().attributes.push_back(kv(a, "data_stream.dataset", s(a, "own")));         // 2: own route
+  f.add();                                                                         // 3: shares 0's
+  f.add().attributes.push_back(kv(a, "elasticsearch.document_id", s(a, "id-4")));  // 4: has an _id
+  f.rl->scope_logs.emplace_back(a).log_records.emplace_back(a);                    // 5: new scope
+  f.rl->scope_logs.back().log_records.emplace_back(a);                             // 6: shares 5's
+  const EncodedBatch plain = f.encode(config({}, {}, {}, true));
+  const EncodedBatch b = f.encode(sharing(config({}, {}, {}, true)));
+  expect_shared_equivalent(b, plain);
+  std::vector<bool> shares;
+  for (const auto& it : b.items) shares.push_back(it.shares_action());
+  EXPECT_EQ(shares, (std::vector<bool>{false, true, false, true, false, false, true}));
+  EXPECT_EQ(b.items[1].action_at, b.items[0].offset);
+  EXPECT_EQ(b.items[3].action_at, b.items[0].offset);
+  EXPECT_EQ(b.items[6].action_at, b.items[5].offset);
+  EXPECT_EQ(b.action(3), "{\"create\":{\"_index\":\"logs-generic.otel-default\"}}\n");
+  EXPECT_EQ(b.data.size(), plain.data.size() - 3 * b.action(3).size());
+
+  // A second batch into the same output starts over: nothing refers across calls.
+  Encoder enc(sharing(config({}, {}, {}, true)));
+  EncodedBatch again;
+  enc.encode_logs(f.d, again);
+  enc.encode_logs(f.d, again);
+  EXPECT_FALSE(again.items[7].shares_action());
+  EXPECT_EQ(again.items[8].action_at, again.items[7].offset);
+}
+
 TEST(EsTraces, SpanAndEvents) {
   TracesData d;
   auto& a = d.arena;

@@ -133,6 +133,9 @@ TEST_P(EsFuzz, LogsAreValidNdjson) {
   b.clear();
   enc.encode_logs(d, b);  // reuse: deterministic output
   EXPECT_EQ(b.data, first);
+  EncodedBatch shared;
+  Encoder(sharing(config({}, {}, {}, true))).encode_logs(d, shared);
+  expect_shared_equivalent(shared, b);
 }
 
 TEST_P(EsFuzz, TracesAreValidNdjson) {
@@ -171,6 +174,9 @@ TEST_P(EsFuzz, TracesAreValidNdjson) {
   Encoder(EncoderConfig{}).encode_traces(d, b);
   expect_valid(b);
   EXPECT_EQ(b.size(), expected);
+  EncodedBatch shared;
+  Encoder(sharing({})).encode_traces(d, shared);
+  expect_shared_equivalent(shared, b);
 }
 
 TEST_P(EsFuzz, MetricsAreValidNdjson) {
@@ -243,6 +249,9 @@ TEST_P(EsFuzz, MetricsAreValidNdjson) {
   EncodedBatch b;
   Encoder(EncoderConfig{}).encode_metrics(d, b);
   expect_valid(b);
+  EncodedBatch shared;
+  Encoder(sharing({})).encode_metrics(d, shared);
+  expect_shared_equivalent(shared, b);
   // Every data point is either in a document or counted as rejected (EmptyMetric
   // also counts each metric without a data kind).
   std::uint64_t empty_metrics = 0;

@@ -42,7 +42,11 @@ inline void expect_valid(const EncodedBatch& b) {
   std::size_t expect_offset = 0;
   for (std::size_t i = 0; i < b.size(); ++i) {
     ASSERT_EQ(b.items[i].offset, expect_offset);
-    expect_offset += b.items[i].size;
+    expect_offset += b.stored(i).size();
+    if (b.items[i].shares_action()) {  // an action line written earlier in the buffer
+      ASSERT_LT(b.items[i].action_at, b.items[i].offset);
+      ASSERT_EQ(b.action(i).substr(0, 10), "{\"create\":");
+    }
     for (std::string_view line : {b.action(i), b.document(i)}) {
       ASSERT_FALSE(line.empty());
       ASSERT_EQ(line.back(), '\n');
@@ -56,6 +60,31 @@ inline void expect_valid(const EncodedBatch& b) {
     }
   }
   ASSERT_EQ(expect_offset, b.data.size());
+}
+
+// `shared` (encoded with share_action_lines) is `plain` (encoded without) item for item,
+// in no more bytes; items copied out of it (retries, splits) are inline again.
+inline void expect_shared_equivalent(const EncodedBatch& shared, const EncodedBatch& plain) {
+  expect_valid(shared);
+  ASSERT_EQ(shared.size(), plain.size());
+  std::string ndjson;
+  shared.append_ndjson(ndjson);
+  EXPECT_EQ(ndjson, plain.data);
+  EXPECT_LE(shared.data.size(), plain.data.size());
+  EncodedBatch copy;
+  for (std::size_t i = 0; i < shared.size(); ++i) {
+    EXPECT_EQ(shared.items[i].size, plain.items[i].size);
+    EXPECT_EQ(shared.items[i].action_size, plain.items[i].action_size);
+    EXPECT_EQ(shared.items[i].events, plain.items[i].events);
+    copy.append_item(shared, i);
+    EXPECT_FALSE(copy.items.back().shares_action());
+  }
+  EXPECT_EQ(copy.data, plain.data);
+}
+
+inline EncoderConfig sharing(EncoderConfig c) {
+  c.share_action_lines = true;
+  return c;
 }
 
 inline Json doc(const EncodedBatch& b, std::size_t i) {
