@@ -53,8 +53,10 @@ std::uint16_t start_sink(std::unique_ptr<Process>& p, const Options& o, int late
 }
 
 // Starts `tern run` on a config written to `dir`; returns its OTLP/HTTP port.
+// `metrics_port` 0: any free port (the throughput phase does not read the metrics).
 std::uint16_t start_collector(std::unique_ptr<Process>& p, const Options& o, const fs::path& dir,
-                              const std::string& encoding, std::uint16_t sink_port, std::uint16_t http_port) {
+                              const std::string& encoding, std::uint16_t sink_port, std::uint16_t http_port,
+                              std::uint16_t metrics_port) {
   const fs::path cfg = dir / ("collector-" + encoding + ".yaml");
   std::ofstream(cfg) << fmt::format(R"(receivers:
   otlp:
@@ -72,13 +74,13 @@ exporters:
 service:
   telemetry:
     metrics:
-      address: 127.0.0.1:0
+      address: 127.0.0.1:{}
   pipelines:
     logs:
       receivers: [otlp]
       exporters: [elasticsearch]
 )",
-                                    http_port, sink_port, encoding, o.queue_requests);
+                                    http_port, sink_port, encoding, o.queue_requests, metrics_port);
   p = std::make_unique<Process>(std::vector<std::string>{o.bin_dir + "/tern", "run", "-c", cfg.string()});
   if (!p->wait_for_line("tern run: ready", std::chrono::seconds(10)))
     throw std::runtime_error("tern run did not start: " + p->output());
@@ -118,6 +120,18 @@ Load drive(std::uint16_t port, const Options& o, const std::string& body, double
   return {accepted.load(), refused.load()};
 }
 
+// The first sample of gauge `name` on the collector's /metrics, -1 if absent.
+double collector_gauge(std::uint16_t metrics_port, std::string_view name) {
+  tern::test::HttpClient http(metrics_port);
+  const auto r = http.call("GET", "/metrics");
+  for (std::size_t at = 0; (at = r.body.find(name, at)) != std::string::npos; at += name.size()) {
+    if (at != 0 && r.body[at - 1] != '\n') continue;  // a # HELP / # TYPE line
+    const auto value = r.body.find(' ', at), eol = r.body.find('\n', at);
+    if (value < eol) return std::stod(r.body.substr(value + 1, eol - value - 1));
+  }
+  return -1;
+}
+
 std::int64_t sink_count(std::uint16_t sink_port) {
   tern::test::HttpClient http(sink_port);
   auto r = http.call("GET", "/logs-*/_count");
@@ -145,12 +159,13 @@ int main(int argc, char** argv) {
   const fs::path dir = fs::temp_directory_path() / ("tern-bench-collector-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fmt::print("request: {} log records, {} bytes protobuf; {} clients\n", o.batch, body.size(), o.clients);
-  fmt::print("{:<6} {:>12} {:>14} {:>14} {:>16} {:>18}\n", "mode", "events/s", "collector_us/ev",
-             "sink_us/ev", "tput_peak_rss_MiB", "full_queue_rss_MiB");
+  fmt::print("{:<6} {:>12} {:>14} {:>14} {:>16} {:>18} {:>14} {:>16}\n", "mode", "events/s",
+             "collector_us/ev", "sink_us/ev", "tput_peak_rss_MiB", "full_queue_rss_MiB", "queue_entries",
+             "queue_held_MiB");
   for (const std::string encoding : {"early", "late"}) {
     std::unique_ptr<Process> sink, collector;
     const auto sink_port = start_sink(sink, o, 0);
-    const auto port = start_collector(collector, o, dir, encoding, sink_port, free_port());
+    const auto port = start_collector(collector, o, dir, encoding, sink_port, free_port(), 0);
     const auto c0 = tern::test::cpu_time_us(collector->pid()).value_or(0);
     const auto s0 = tern::test::cpu_time_us(sink->pid()).value_or(0);
     const auto t0 = std::chrono::steady_clock::now();
@@ -172,16 +187,23 @@ int main(int argc, char** argv) {
     // Memory phase: a slow sink; the queue fills to queue_requests entries.
     std::unique_ptr<Process> slow_sink, slow_collector;
     const auto slow_port = start_sink(slow_sink, o, 5000);
-    const auto port2 = start_collector(slow_collector, o, dir, encoding, slow_port, free_port());
+    const auto metrics_port = tern::test::free_ports(1).at(0);
+    const auto port2 =
+        start_collector(slow_collector, o, dir, encoding, slow_port, free_port(), metrics_port);
     drive(port2, o, body, 3.0);
     const auto rss_full = peak_rss_kib(slow_collector->pid());
+    // What the queue holds at that point (its own accounting: encoded bytes early, arena
+    // bytes late), to show both modes had the same content.
+    const double queued = collector_gauge(metrics_port, "tern_exporter_queue_size");
+    const double queued_bytes = collector_gauge(metrics_port, "tern_exporter_queue_bytes");
     slow_collector->signal(SIGKILL);
     fmt::print(
-        "{:<6} {:>12.0f} {:>14.3f} {:>14.3f} {:>16.1f} {:>18.1f}\n", encoding,
+        "{:<6} {:>12.0f} {:>14.3f} {:>14.3f} {:>16.1f} {:>18.1f} {:>14.0f} {:>16.1f}\n", encoding,
         static_cast<double>(load.accepted_events) / secs,
         static_cast<double>(c1 - c0) / static_cast<double>(std::max<std::uint64_t>(load.accepted_events, 1)),
         static_cast<double>(s1 - s0) / static_cast<double>(std::max<std::uint64_t>(load.accepted_events, 1)),
-        static_cast<double>(rss_tput) / 1024.0, static_cast<double>(rss_full) / 1024.0);
+        static_cast<double>(rss_tput) / 1024.0, static_cast<double>(rss_full) / 1024.0, queued,
+        queued_bytes / 1048576.0);
   }
   fs::remove_all(dir);
   return 0;

@@ -248,6 +248,10 @@ struct BulkExporter::Impl {
                             Clock::time_point deadline) {
     auto full = [&] { return inflight_bytes > 0 && inflight_bytes + bytes > opt.max_inflight_bytes; };
     while (!stopping && started && full()) {
+      // Nothing can join the request being filled until room frees up, and room frees up
+      // only once what is in flight is sent: send it now, not after flush.interval (a
+      // batch above the room left would otherwise wait a whole interval for its tail).
+      cut_pending_locked();
       if (deadline == Clock::time_point::max()) {
         space_cv.wait(lk);
       } else if (space_cv.wait_until(lk, deadline) == std::cv_status::timeout && full()) {

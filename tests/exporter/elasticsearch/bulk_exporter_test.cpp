@@ -477,6 +477,31 @@ TEST(BulkExporter, WaitForRoomTellsWhenSubmitWouldNotBlock) {
   EXPECT_FALSE(ex.wait_for_room(1, soon()));  // after shutdown: never
 }
 
+TEST(BulkExporter, AWaitingSubmitSendsThePartialRequestAtOnce) {
+  // Batches of 100 items (~15 KB) against 8 KiB requests and room for one batch: each
+  // batch leaves a partial request behind, and the next batch can only come in once that
+  // is sent. The waiting submit sends it instead of letting it wait for flush.interval.
+  sink::SinkOptions so;
+  sink::SinkServer sink(so);
+  const auto port = sink.start();
+  auto o = fast_options({url(port)});
+  o.flush_bytes = 8 * 1024;
+  o.flush_interval = std::chrono::hours(1);
+  o.max_inflight_bytes = 1;
+  Collector c;
+  BulkExporter ex(o);
+  ex.start();
+  for (std::uint64_t first = 0; first < 1000; first += 100)
+    ASSERT_TRUE(ex.submit(make_batch(first, 100), c.done(), Clock::now() + std::chrono::seconds(30)))
+        << "batch " << first / 100 << " stayed out: its predecessor's tail was never sent";
+  // Waiting for room sends the last tail too; callbacks run before room is given back.
+  ASSERT_TRUE(ex.wait_for_room(1, Clock::now() + std::chrono::seconds(30)));
+  EXPECT_EQ(c.total.indexed, 1000u);
+  EXPECT_EQ(c.batches, 10);
+  EXPECT_EQ(sink.count("logs-*"), 1000);
+  ex.shutdown(std::chrono::milliseconds(0));
+}
+
 TEST(BulkExporter, ShutdownReportsUndeliveredBatchesUnacknowledged) {
   const auto port = free_port();
   Collector c;
