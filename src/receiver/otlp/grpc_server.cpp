@@ -61,7 +61,10 @@ struct OtlpGrpcServer::Impl {
   std::vector<std::thread> threads;
   int port = 0;
 
-  // Guards "may we still RequestCall on the queue": after cq->Shutdown() it is illegal.
+  // Guards "may we still start operations on the queue" (RequestCall, Read, Finish): once
+  // cq->Shutdown() is called it is illegal (gRPC aborts the process: "assertion failed:
+  // grpc_cq_begin_op"). Calls that gRPC already ended (a message over the size limit, a
+  // shutdown's cancellation) still bring their last tag out of the queue after that.
   std::mutex mu;
   bool accepting = false;
   bool stopped = false;
@@ -75,6 +78,24 @@ struct OtlpGrpcServer::Impl {
     if (!accepting) return;
     auto* call = new Call;
     service.RequestCall(&call->ctx, &call->stream, cq.get(), cq.get(), call);
+  }
+
+  // Runs `op` (which starts an operation on `call`) unless the queue is shut down; then the
+  // call, which has nothing pending, is deleted instead.
+  template <class Op>
+  void start(Call* call, Op&& op) {
+    {
+      std::lock_guard lock(mu);
+      if (accepting) {
+        op();
+        return;
+      }
+    }
+    delete call;
+  }
+
+  void finish_with(Call* call, const grpc::Status& status) {
+    start(call, [&] { call->stream.Finish(status, call); });
   }
 
   void run() {
@@ -95,13 +116,13 @@ struct OtlpGrpcServer::Impl {
         auto signal = signal_for_grpc_method(call->ctx.method());
         if (!signal) {
           call->state = Call::State::kFinishing;
-          call->stream.Finish(
-              grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "unknown method " + call->ctx.method()), call);
+          finish_with(call,
+                      grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "unknown method " + call->ctx.method()));
           return;
         }
         call->signal = *signal;
         call->state = Call::State::kReading;
-        call->stream.Read(&call->request, call);
+        start(call, [call] { call->stream.Read(&call->request, call); });
         return;
       }
       case Call::State::kReading: {
@@ -111,7 +132,7 @@ struct OtlpGrpcServer::Impl {
           // (e.g. over max_recv_msg_size, in which case it already failed the call with
           // RESOURCE_EXHAUSTED and this status is not what the client sees).
           core.count_bad_request(call->signal);
-          call->stream.Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request message"), call);
+          finish_with(call, grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no request message"));
           return;
         }
         finish(call);
@@ -134,28 +155,27 @@ struct OtlpGrpcServer::Impl {
         std::string body = export_response_proto(out.rejected, out.message);
         grpc::Slice slice(body);
         grpc::ByteBuffer response(&slice, 1);
-        call->stream.WriteAndFinish(response, grpc::WriteOptions(), grpc::Status::OK, call);
+        start(call,
+              [&] { call->stream.WriteAndFinish(response, grpc::WriteOptions(), grpc::Status::OK, call); });
         return;
       }
       case Kind::kBadData:
-        call->stream.Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, out.message), call);
+        finish_with(call, grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, out.message));
         return;
       case Kind::kRetryLater:
         // OTLP/gRPC throttling: RESOURCE_EXHAUSTED is retryable when RetryInfo is present;
         // the details travel as grpc-status-details-bin (a serialized google.rpc.Status).
-        call->stream.Finish(
-            grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, out.message,
-                         status_proto(rpc_code::kResourceExhausted, out.message, out.retry_after)),
-            call);
+        finish_with(call,
+                    grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, out.message,
+                                 status_proto(rpc_code::kResourceExhausted, out.message, out.retry_after)));
         return;
       case Kind::kShutdown:
       case Kind::kUnavailable:
-        call->stream.Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, out.message,
-                                         status_proto(rpc_code::kUnavailable, out.message, out.retry_after)),
-                            call);
+        finish_with(call, grpc::Status(grpc::StatusCode::UNAVAILABLE, out.message,
+                                       status_proto(rpc_code::kUnavailable, out.message, out.retry_after)));
         return;
       case Kind::kInternal:
-        call->stream.Finish(grpc::Status(grpc::StatusCode::INTERNAL, out.message), call);
+        finish_with(call, grpc::Status(grpc::StatusCode::INTERNAL, out.message));
         return;
     }
   }
