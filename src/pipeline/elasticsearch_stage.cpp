@@ -214,9 +214,11 @@ class ElasticsearchStage final : public ExporterStage {
       entries.clear();
       // Take entries only when the sender can take them: entries held by a consumer that
       // waits in submit() would be outside both bounds (the queue's and the sender's), and
-      // the queue would admit that much more. Once stopping, drain as before.
-      while (!stopped_.load(std::memory_order_relaxed) &&
-             !exporter_.wait_for_room(batch_.max_bytes, exporter::es::Clock::now() + kRoomPoll)) {
+      // the queue would admit that much more. Once stopping, drain as before (a sender that
+      // stopped answers before the poll's deadline: no busy loop then either).
+      while (!stopped_.load(std::memory_order_relaxed)) {
+        const auto until = exporter::es::Clock::now() + kRoomPoll;
+        if (exporter_.wait_for_room(batch_.max_bytes, until) || exporter::es::Clock::now() < until) break;
       }
       if (!queue_.pop_batch(entries, batch_.max_bytes, batch_.max_items, batch_.timeout)) return;
       // Each entry goes to the sender as it is: the sender cuts requests across
