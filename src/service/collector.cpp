@@ -151,11 +151,7 @@ struct Collector::Impl {
         receivers.emplace(rid, std::make_unique<receiver::otlp::OtlpReceiver>(*otlp, *router));
       } else {
         const auto& file = std::get<config::FilelogReceiverConfig>(r->settings);
-        receiver::filelog::FilelogReceiverOptions options;
-        options.batch_max_lines = file.max_batch_lines;
-        options.batch_max_bytes = file.max_batch_size;
-        file_receivers.emplace(
-            rid, std::make_unique<receiver::filelog::FilelogReceiver>(rid, file, *router, options));
+        file_receivers.emplace(rid, std::make_unique<receiver::filelog::FilelogReceiver>(rid, file, *router));
       }
     }
   }

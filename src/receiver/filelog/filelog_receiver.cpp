@@ -124,13 +124,16 @@ struct FilelogReceiver::Impl {
     if (config.include_file_name) reserved.emplace_back("log.file.name");
     if (config.include_file_path) reserved.emplace_back("log.file.path");
     options.read_chunk = std::max<std::size_t>(options.read_chunk, 1);
-    options.batch_max_lines = std::max<std::size_t>(options.batch_max_lines, 1);
   }
 
   const std::string id;
   const config::FilelogReceiverConfig config;
   pipeline::Consumer& consumer;
   FilelogReceiverOptions options;
+  // A batch is sent at this many lines or bytes of line text (max_batch_lines,
+  // max_batch_size; validated > 0 by the loader, kept >= 1 here for direct callers).
+  const std::size_t batch_max_lines = std::max<std::size_t>(config.max_batch_lines, 1);
+  const std::size_t batch_max_bytes = std::max<std::size_t>(config.max_batch_size, 1);
   std::string checkpoint_path;
   std::shared_ptr<CheckpointTracker> tracker;  // shared with the delivery callbacks
   Counters counters;
@@ -456,9 +459,8 @@ struct FilelogReceiver::Impl {
       // by doubling in the arena (which keeps every outgrown copy until the batch dies).
       if (chunk_full) {
         const std::size_t by_bytes =
-            (options.batch_max_bytes - std::min(batch.bytes, options.batch_max_bytes)) / (line.size() + 1) +
-            1;
-        records.reserve(std::min(options.batch_max_lines - batch.lines, by_bytes));
+            (batch_max_bytes - std::min(batch.bytes, batch_max_bytes)) / (line.size() + 1) + 1;
+        records.reserve(std::min(batch_max_lines - batch.lines, by_bytes));
       }
       p.name = a.copy(f.name);
       p.path = a.copy(f.abs_path);
@@ -493,7 +495,7 @@ struct FilelogReceiver::Impl {
     batch.bytes += line.size();
     ++lines_pending;
     if (truncated) Counters::inc(counters.lines_truncated);
-    if (batch.lines >= options.batch_max_lines || batch.bytes >= options.batch_max_bytes) send();
+    if (batch.lines >= batch_max_lines || batch.bytes >= batch_max_bytes) send();
   }
 
   // ---- sending ------------------------------------------------------------------------

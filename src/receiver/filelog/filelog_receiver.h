@@ -17,11 +17,8 @@
 
 namespace tern::receiver::filelog {
 
+// Tuning that is not in the config file (batch bounds are: max_batch_lines, max_batch_size).
 struct FilelogReceiverOptions {
-  // A batch is sent at this many lines or bytes of line text (the config's
-  // max_batch_lines and max_batch_size; the service copies them here).
-  std::size_t batch_max_lines = 1000;
-  std::size_t batch_max_bytes = 1 << 20;
   std::size_t read_chunk = 64 * 1024;  // bytes read from one file before turning to the next
   // While running, a changed checkpoint is written at most this often (and at shutdown).
   std::chrono::milliseconds checkpoint_interval{1000};

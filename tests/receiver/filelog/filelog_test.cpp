@@ -36,9 +36,13 @@ class FilelogTest : public ::testing::Test {
     c.storage = dir_ / "state";
     return c;
   }
+  // Small batches (max_batch_lines), so that a few dozen lines make several.
+  static config::FilelogReceiverConfig batched(config::FilelogReceiverConfig c, std::uint64_t max_lines = 7) {
+    c.max_batch_lines = max_lines;
+    return c;
+  }
   FilelogReceiverOptions small_batches() {
     FilelogReceiverOptions o;
-    o.batch_max_lines = 7;
     o.read_chunk = 100;
     o.checkpoint_interval = 0ms;
     return o;
@@ -71,7 +75,7 @@ class FilelogTest : public ::testing::Test {
 TEST_F(FilelogTest, ReadsEveryLineOnceAndInOrderPerFile) {
   const auto a = numbered("a-", 0, 1500), b = numbered("b-", 0, 1200);
   append(dir_ / "a.log", join(std::vector<std::string>(a.begin(), a.begin() + 500)));
-  FilelogReceiver r("filelog", cfg(), consumer_, small_batches());
+  FilelogReceiver r("filelog", batched(cfg()), consumer_, small_batches());
   r.start();
   // Appended while the receiver reads, in uneven pieces, a.log and b.log interleaved.
   std::thread writer([&] {
@@ -116,7 +120,7 @@ TEST_F(FilelogTest, RecordsCarryFileAttributesConfiguredAttributesAndATimestamp)
 
 TEST_F(FilelogTest, AnUnterminatedLastLineWaitsForItsNewline) {
   append(dir_ / "p.log", "first\nhalf a ");
-  FilelogReceiver r("filelog", cfg(), consumer_, small_batches());
+  FilelogReceiver r("filelog", batched(cfg()), consumer_, small_batches());
   r.start();
   ASSERT_TRUE(eventually([&] { return consumer_.count() == 1; }));
   append(dir_ / "p.log", "line\nnext\n");
@@ -128,7 +132,7 @@ TEST_F(FilelogTest, StartAtEndSkipsWhatIsThereAtStartUpButReadsNewFilesFromTheir
   auto c = cfg();
   c.start_at = config::FilelogReceiverConfig::StartAt::kEnd;
   append(dir_ / "old.log", "old 1\nold 2\n");
-  FilelogReceiver r("filelog", c, consumer_, small_batches());
+  FilelogReceiver r("filelog", batched(c), consumer_, small_batches());
   r.start();
   append(dir_ / "old.log", "new 1\n");
   append(dir_ / "fresh.log", "fresh 1\nfresh 2\n");
@@ -165,7 +169,7 @@ TEST_F(FilelogTest, LongLinesAreTruncatedAndCounted) {
   const std::string huge(300 * 1024, 'h');
   append(dir_ / "t.log",
          "short\n" + std::string(16, 'e') + "\r\n" + std::string(17, 'x') + "\n" + huge + "\nafter\n");
-  FilelogReceiver r("filelog", c, consumer_, small_batches());
+  FilelogReceiver r("filelog", batched(c), consumer_, small_batches());
   r.start();
   ASSERT_TRUE(eventually([&] { return consumer_.count() == 5; }));
   EXPECT_EQ(consumer_.bodies(), (std::vector<std::string>{"short", std::string(16, 'e'), std::string(16, 'x'),
@@ -289,15 +293,15 @@ void rotate_while_writing(const test::TempDir& dir, FakeConsumer& consumer,
 }
 
 TEST_F(FilelogTest, RenameAndCreateRotationOutOfThePattern) {
-  rotate_while_writing(dir_, consumer_, cfg("app.log"), small_batches(), true);
+  rotate_while_writing(dir_, consumer_, batched(cfg("app.log")), small_batches(), true);
 }
 
 TEST_F(FilelogTest, RenameAndCreateRotationWithinThePattern) {
-  rotate_while_writing(dir_, consumer_, cfg("app.log*"), small_batches(), false);
+  rotate_while_writing(dir_, consumer_, batched(cfg("app.log*")), small_batches(), false);
 }
 
 TEST_F(FilelogTest, CopyTruncateStartsAgainAtZero) {
-  FilelogReceiver r("filelog", cfg(), consumer_, small_batches());
+  FilelogReceiver r("filelog", batched(cfg()), consumer_, small_batches());
   r.start();
   const auto before = numbered("before ", 0, 300);
   append(dir_ / "ct.log", join(before));
@@ -324,7 +328,7 @@ TEST_F(FilelogTest, CopyTruncateStartsAgainAtZero) {
 TEST_F(FilelogTest, BackPressureIsWaitedOutAndTheSameBatchResent) {
   consumer_.refuse(5);
   append(dir_ / "bp.log", join(numbered("bp ", 0, 50)));
-  FilelogReceiver r("filelog", cfg(), consumer_, small_batches());
+  FilelogReceiver r("filelog", batched(cfg()), consumer_, small_batches());
   r.start();
   ASSERT_TRUE(eventually([&] { return consumer_.count() == 50; }));
   EXPECT_EQ(consumer_.bodies(), numbered("bp ", 0, 50));
@@ -338,8 +342,7 @@ TEST_F(FilelogTest, InvalidBatchesAreCountedAndSkipped) {
   consumer_.invalid(1);
   append(dir_ / "inv.log", join(numbered("inv ", 0, 10)));
   auto o = small_batches();
-  o.batch_max_lines = 5;
-  FilelogReceiver r("filelog", cfg(), consumer_, o);
+  FilelogReceiver r("filelog", batched(cfg(), 5), consumer_, o);
   r.start();
   ASSERT_TRUE(eventually([&] { return consumer_.count() == 5; }));
   EXPECT_EQ(consumer_.bodies(), numbered("inv ", 5, 10));
@@ -352,12 +355,11 @@ TEST_F(FilelogTest, CheckpointAdvancesOnlyPastSettledBatchesAndARestartResumesTh
   const auto lines = numbered("cp line ", 0, 10);  // 10 bytes each with the newline
   append(dir_ / "cp.log", join(lines));
   auto o = small_batches();
-  o.batch_max_lines = 1;  // one batch (and token) per line
   o.max_unsettled_batches = 16;
   const std::string path = dir_ / "cp.log";
   {
     consumer_.hold_tokens(true);
-    FilelogReceiver r("filelog", cfg(), consumer_, o);
+    FilelogReceiver r("filelog", batched(cfg(), 1), consumer_, o);
     r.start();
     ASSERT_TRUE(eventually([&] { return consumer_.held() == 10; }));
     // Settled out of order, from other threads: nothing moves until the first is settled.
@@ -381,7 +383,7 @@ TEST_F(FilelogTest, CheckpointAdvancesOnlyPastSettledBatchesAndARestartResumesTh
   FakeConsumer second;
   auto c = cfg();
   c.start_at = config::FilelogReceiverConfig::StartAt::kEnd;  // the checkpoint wins over start_at
-  FilelogReceiver r2("filelog", c, second, o);
+  FilelogReceiver r2("filelog", batched(c, 1), second, o);
   r2.start();
   ASSERT_TRUE(eventually([&] { return second.count() == 6; }));
   append(path, "cp line 10\n");
@@ -394,7 +396,7 @@ TEST_F(FilelogTest, CheckpointAdvancesOnlyPastSettledBatchesAndARestartResumesTh
 TEST_F(FilelogTest, ARestartAfterRotationReadsTheNewFileFromItsStart) {
   append(dir_ / "r.log", join(numbered("one ", 0, 20)));
   {
-    FilelogReceiver r("filelog", cfg("r.log"), consumer_, small_batches());
+    FilelogReceiver r("filelog", batched(cfg("r.log")), consumer_, small_batches());
     r.start();
     ASSERT_TRUE(eventually([&] { return consumer_.count() == 20; }));
     r.shutdown();
@@ -405,7 +407,7 @@ TEST_F(FilelogTest, ARestartAfterRotationReadsTheNewFileFromItsStart) {
   FakeConsumer second;
   auto c = cfg("r.log");
   c.start_at = config::FilelogReceiverConfig::StartAt::kEnd;
-  FilelogReceiver r2("filelog", c, second, small_batches());
+  FilelogReceiver r2("filelog", batched(c), second, small_batches());
   r2.start();
   ASSERT_TRUE(eventually([&] { return second.count() == 5; }));
   EXPECT_EQ(second.bodies(), numbered("two ", 0, 5));
@@ -425,7 +427,7 @@ TEST_F(FilelogTest, ACorruptCheckpointMeansReadingFromTheBeginning) {
 }
 
 TEST_F(FilelogTest, AFileDeletedWhileOpenIsReadToItsEndThenClosed) {
-  FilelogReceiver r("filelog", cfg(), consumer_, small_batches());
+  FilelogReceiver r("filelog", batched(cfg()), consumer_, small_batches());
   r.start();
   append(dir_ / "del.log", join(numbered("d ", 0, 100)));
   ASSERT_TRUE(eventually([&] { return consumer_.count() == 100; }));
@@ -472,7 +474,7 @@ TEST_F(FilelogTest, BinaryDataIsReadAsLinesOfBytes) {
   data += '\n';
   const auto newlines = std::count(data.begin(), data.end(), '\n');
   append(dir_ / "bin.log", data);
-  FilelogReceiver r("filelog", c, consumer_, small_batches());
+  FilelogReceiver r("filelog", batched(c), consumer_, small_batches());
   r.start();
   ASSERT_TRUE(eventually([&] { return consumer_.count() == static_cast<std::size_t>(newlines); }));
   for (const auto& b : consumer_.bodies()) EXPECT_LE(b.size(), 64u);
@@ -483,7 +485,7 @@ TEST_F(FilelogTest, ItsOwnCheckpointIsNeverFollowed) {
   auto c = cfg("*");
   c.include = {dir_ / "*", dir_ / "state/*"};
   append(dir_ / "a", "a\n");
-  FilelogReceiver r("filelog", c, consumer_, small_batches());
+  FilelogReceiver r("filelog", batched(c), consumer_, small_batches());
   r.start();
   ASSERT_TRUE(eventually([&] { return consumer_.count() == 1; }));
   append(dir_ / "a", "b\n");  // a second checkpoint write while both patterns are scanned
@@ -521,10 +523,9 @@ TEST_F(FilelogTest, AStorageDirectoryThatCannotBeCreatedIsAStartError) {
 TEST_F(FilelogTest, ReadingWaitsWhileTooManyBatchesAreUnsettled) {
   append(dir_ / "ahead.log", join(numbered("ahead ", 0, 10)));
   auto o = small_batches();
-  o.batch_max_lines = 1;
   o.max_unsettled_batches = 3;
   consumer_.hold_tokens(true);
-  FilelogReceiver r("filelog", cfg(), consumer_, o);
+  FilelogReceiver r("filelog", batched(cfg(), 1), consumer_, o);
   r.start();
   ASSERT_TRUE(eventually([&] { return consumer_.held() == 3; }));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // time to (wrongly) read on
