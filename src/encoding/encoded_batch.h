@@ -91,10 +91,6 @@ struct EncodedBatch {
     const EncodedItem& it = items[i];
     return {data.data() + it.offset + (it.shares_action() ? 0 : it.action_size), it.size - it.action_size};
   }
-  // The batch as bulk NDJSON (action line, document line per item), appended to `out`.
-  void append_ndjson(std::string& out) const {
-    for (std::size_t i = 0; i < items.size(); ++i) out.append(action(i)).append(document(i));
-  }
   std::uint64_t event_count() const {
     std::uint64_t n = 0;
     for (const auto& it : items) n += it.events;

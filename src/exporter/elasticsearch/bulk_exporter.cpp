@@ -754,9 +754,9 @@ bool BulkExporter::submit(encoding::EncodedBatch&& batch, Done done, Clock::time
     if (done) done(BulkResult{});
     return true;
   }
-  std::unique_lock lk(im.mu);
-  if (!im.wait_for_room_locked(lk, batch.bytes(), deadline)) return false;
   const std::uint64_t bytes = batch.bytes();
+  std::unique_lock lk(im.mu);
+  if (!im.wait_for_room_locked(lk, bytes, deadline)) return false;
 
   auto owned = std::make_unique<Submission>();
   Submission* s = owned.get();

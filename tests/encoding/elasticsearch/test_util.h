@@ -67,8 +67,8 @@ inline void expect_valid(const EncodedBatch& b) {
 inline void expect_shared_equivalent(const EncodedBatch& shared, const EncodedBatch& plain) {
   expect_valid(shared);
   ASSERT_EQ(shared.size(), plain.size());
-  std::string ndjson;
-  shared.append_ndjson(ndjson);
+  std::string ndjson;  // the bulk NDJSON, action line then document line per item
+  for (std::size_t i = 0; i < shared.size(); ++i) ndjson.append(shared.action(i)).append(shared.document(i));
   EXPECT_EQ(ndjson, plain.data);
   EXPECT_LE(shared.data.size(), plain.data.size());
   EncodedBatch copy;
