@@ -3,6 +3,7 @@
 // Field-for-field with opentelemetry/proto/common/v1 and resource/v1 (OTLP 1.x).
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #include "pdata/arena.h"
@@ -14,11 +15,18 @@ using Str = std::string_view;  // a view into the request buffer or the arena
 using TraceId = std::array<std::uint8_t, 16>;
 using SpanId = std::array<std::uint8_t, 8>;
 
+// Word-wise: the encoders ask this for two or three ids per record, and the
+// byte loop with an early exit does not vectorize.
 template <std::size_t N>
-constexpr bool is_zero(const std::array<std::uint8_t, N>& id) {
-  for (auto b : id)
-    if (b != 0) return false;
-  return true;
+inline bool is_zero(const std::array<std::uint8_t, N>& id) {
+  static_assert(N % 8 == 0, "ids are 8 or 16 bytes");
+  std::uint64_t any = 0;
+  for (std::size_t i = 0; i < N; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, id.data() + i, 8);
+    any |= word;
+  }
+  return any == 0;
 }
 
 struct KeyValue;

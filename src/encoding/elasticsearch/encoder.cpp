@@ -132,6 +132,13 @@ inline char* write_scalar(char* d, const AnyValue& v) {
   }
 }
 
+// `"key":` for a key of at most json::kInlineString bytes. Room: string_room(key) + 1.
+[[gnu::always_inline]] inline char* key_colon(char* d, std::string_view key) {
+  d = json::string(d, key);
+  *d++ = ':';
+  return d;
+}
+
 void write_value(JsonWriter& w, const AnyValue& v, int depth) {
   if (depth > kMaxDepth) {
     w.lit("null");
@@ -195,10 +202,14 @@ inline void push_item(EncodedBatch& out, std::size_t start, std::size_t action_e
   return false;
 }
 
+// The shortest geo key, `geo.location.lat`.
+constexpr std::size_t kGeoKeyMin = 16;
+
 // 1: `<prefix>geo.location.lat`, 2: `...lon`, 0: neither. Prefix is empty or ends with '.'.
 int geo_half(std::string_view k, std::size_t& prefix_len) {
   constexpr std::string_view base = "geo.location.";
-  if (k.size() < base.size() + 3) return 0;
+  static_assert(base.size() + 3 == kGeoKeyMin);
+  if (k.size() < kGeoKeyMin) return 0;
   const std::string_view tail = k.substr(k.size() - 3);
   const int half = tail == "lat" ? 1 : tail == "lon" ? 2 : 0;
   if (!half) return 0;
@@ -484,8 +495,11 @@ struct RecordKeys {
 };
 RecordKeys scan_keys(const Attributes& attrs) {
   RecordKeys k;
+  // Only keys of 10, 19 or 21 bytes can matter: one test rules out the rest.
+  constexpr std::uint32_t kLengths = 1u << 10 | 1u << 19 | 1u << 21;
   for (const auto& kv : attrs) {
     const std::size_t n = kv.key.size();
+    if (n > 21 || !(kLengths >> n & 1)) continue;
     if (n == 10 && !k.event_name && kv.key == "event.name")
       k.event_name = &kv.value;
     else if ((n == 19 && (kv.key == "elasticsearch.index" || kv.key == "data_stream.dataset")) ||
@@ -506,8 +520,13 @@ void Encoder::CachedRoute::build() {
   }
   action.assign(index_field).append("}}\n");
   written_at = std::string::npos;
-  JsonWriter w(data_stream, 0);
-  write_data_stream_json(w, route);
+  {
+    JsonWriter w(data_stream, 0);
+    write_data_stream_json(w, route);
+  }
+  json::pad(action);
+  json::pad(index_field);
+  json::pad(data_stream);
 }
 
 void Encoder::begin_scope_route(std::string_view static_index, std::string_view type,
@@ -559,7 +578,7 @@ Encoder::SharedAction Encoder::write_action(JsonWriter& w, const Route& route, s
                   static_cast<std::uint32_t>(cached->action.size())};
         cached->written_at = w.size();
       }
-      w.raw(cached->action);
+      w.padded(cached->action);
       return {};
     }
     w.raw(cached->index_field);
@@ -583,10 +602,11 @@ Encoder::SharedAction Encoder::write_action(JsonWriter& w, const Route& route, s
 }
 
 void Encoder::write_data_stream(JsonWriter& w, const Route& r) {
-  if (&r == &scope_route_.route)
-    w.raw(scope_route_.data_stream);
-  else if (&r == &event_route_.route)
-    w.raw(event_route_.data_stream);
+  const std::string* cached = &r == &scope_route_.route   ? &scope_route_.data_stream
+                              : &r == &event_route_.route ? &event_route_.data_stream
+                                                          : nullptr;
+  if (cached)
+    w.padded(*cached);
   else
     write_data_stream_json(w, r);
 }
@@ -595,66 +615,96 @@ void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& att
                                std::string_view event_name) {
   if (attrs.empty() && event_name.empty()) return;
   field(w, first, "\"attributes\":{");
-  bool f = true;
+  // Every attribute is written with a ',' after it and the last ',' becomes the
+  // '}': no first-field flag to keep. Short keys with scalar values (nearly all
+  // attributes) take one reservation and one switch on the kind, through a
+  // cursor held in registers.
   bool any_geo = false;
+  Cursor c(w);
   for (const auto& kv : attrs) {
-    if (is_excluded(kv.key)) continue;
-    if (kv.value.kind == ValueKind::Double) {
+    const std::string_view key = kv.key;
+    const AnyValue& v = kv.value;
+    if (is_excluded(key)) continue;
+    if (v.kind == ValueKind::Double && key.size() >= kGeoKeyMin) {
       std::size_t pl;
-      if (int half = geo_half(kv.key, pl); half && geo_partner(attrs, kv, pl, half)) {
+      if (int half = geo_half(key, pl); half && geo_partner(attrs, kv, pl, half)) {
         any_geo = true;  // written merged, after the other attributes
         continue;
       }
     }
-    // Common case (short key, scalar value): one reservation, pointer writes.
-    if (const std::size_t room = scalar_room(kv.value); room && kv.key.size() <= json::kInlineString) {
-      char* d = w.at(json::string_room(kv.key.size()) + 2 + room);
-      if (!f) *d++ = ',';
-      f = false;
-      d = json::string(d, kv.key);
-      *d++ = ':';
-      w.done(write_scalar(d, kv.value));
-      continue;
+    if (key.size() <= json::kInlineString) {
+      // Room for the quoted key, ':' and ','; each case adds its value's room.
+      const std::size_t room = json::string_room(key.size()) + 2;
+      char* d = nullptr;  // stays null for values that take the general path
+      switch (v.kind) {
+        case ValueKind::String:
+          if (v.string_value.size() > json::kInlineString) break;
+          d = key_colon(c.room(room + json::string_room(v.string_value.size())), key);
+          d = json::string(d, v.string_value);
+          break;
+        case ValueKind::Int:
+          d = json::integer(key_colon(c.room(room + json::kIntegerRoom), key), v.int_value);
+          break;
+        case ValueKind::Double:
+          d = json::dbl(key_colon(c.room(room + json::kDoubleRoom), key), v.double_value);
+          break;
+        case ValueKind::Bool:
+          d = key_colon(c.room(room + 5), key);
+          d = v.bool_value ? json::lit(d, "true") : json::lit(d, "false");
+          break;
+        default:
+          break;
+      }
+      if (d) {
+        *d++ = ',';
+        c.done(d);
+        continue;
+      }
     }
-    if (!f) w.put(',');
-    f = false;
-    w.string(kv.key);
+    c.sync();
+    w.string(key);
     w.put(':');
-    if (metrics_mode && kv.value.kind == ValueKind::KvList) {
+    if (metrics_mode && v.kind == ValueKind::KvList) {
       // Dimensions can't be objects: a top-level map becomes its JSON text.
       tmp_.clear();
       {
         JsonWriter t(tmp_, 0);
-        write_kvlist(t, kv.value.kvlist, 1);
+        write_kvlist(t, v.kvlist, 1);
       }
       w.string(tmp_);
     } else {
-      write_value(w, kv.value, 1);
+      write_value(w, v, 1);
     }
+    w.put(',');
+    c.reload();
   }
+  c.sync();
   if (any_geo) {
     for (const auto& kv : attrs) {
       std::size_t pl;
       if (kv.value.kind != ValueKind::Double || geo_half(kv.key, pl) != 1) continue;
       const KeyValue* lon = geo_partner(attrs, kv, pl, 1);
       if (!lon) continue;
-      if (!f) w.put(',');
-      f = false;
       w.put('"');
       w.escaped(kv.key.substr(0, pl));
       w.lit("geo.location\":[");
       w.dbl(lon->value.double_value);
       w.put(',');
       w.dbl(kv.value.double_value);
-      w.put(']');
+      w.lit("],");
     }
   }
   if (!event_name.empty()) {
-    if (!f) w.put(',');
     w.lit("\"event.name\":");
     w.string(event_name);
+    w.put(',');
   }
-  w.put('}');
+  char* d = w.at(1);
+  if (d[-1] == ',')
+    d[-1] = '}';  // the last attribute's comma
+  else
+    *d++ = '}';  // nothing was written: every attribute was excluded
+  w.done(d);
 }
 
 void Encoder::cache_resource(const pdata::Resource& r, std::string_view schema_url, bool metrics_mode) {
@@ -677,6 +727,12 @@ void Encoder::cache_resource(const pdata::Resource& r, std::string_view schema_u
 void Encoder::cache_scope(const pdata::InstrumentationScope& s, std::string_view schema_url,
                           bool metrics_mode) {
   tail_.clear();
+  write_tail(s, schema_url, metrics_mode);
+  json::pad(tail_);
+}
+
+void Encoder::write_tail(const pdata::InstrumentationScope& s, std::string_view schema_url,
+                         bool metrics_mode) {
   JsonWriter w(tail_, 0);
   w.put(',');
   w.raw(resource_json_);
@@ -738,14 +794,31 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
         if (config_.logs_dynamic_id)
           if (auto* v = find_string(&r.attributes, "elasticsearch.document_id")) id = v->string_value;
         const std::size_t start = w.size();
-        const SharedAction shared = write_action(w, route, id, {});
-        const std::size_t action_end = w.size();
-        char* d = w.at(2 * json::kTimestampRoom + 40);
-        d = json::lit(d, "{\"@timestamp\":");
-        d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
-        d = json::lit(d, ",\"observed_timestamp\":");
-        w.done(w.timestamp(d, r.observed_time_unix_nano));
-        write_data_stream(w, route);
+        std::size_t action_end;
+        SharedAction shared;
+        char* d;
+        constexpr std::size_t kTimestampsRoom = 2 * json::kTimestampRoom + 40;
+        const auto timestamps = [&](char* d) {
+          d = json::lit(d, "{\"@timestamp\":");
+          d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
+          d = json::lit(d, ",\"observed_timestamp\":");
+          return w.timestamp(d, r.observed_time_unix_nano);
+        };
+        if (&route == &scope_route_.route && id.empty() && !config_.share_action_lines) {
+          // The common case: the scope's action line, both timestamps and its
+          // data_stream in one reservation.
+          const CachedRoute& c = scope_route_;
+          d = w.at(c.action.size() + c.data_stream.size() + 2 * json::kPad + kTimestampsRoom);
+          d = json::padded_copy(d, c.action);
+          action_end = w.pos(d);
+          d = json::padded_copy(timestamps(d), c.data_stream);
+          w.done(d);
+        } else {
+          shared = write_action(w, route, id, {});
+          action_end = w.size();
+          w.done(timestamps(w.at(kTimestampsRoom)));
+          write_data_stream(w, route);
+        }
         if (!r.severity_text.empty()) string_field(w, ",\"severity_text\":", r.severity_text);
         d = w.at(200);  // severity number and both ids: < 120 bytes
         if (r.severity_number) {
@@ -767,14 +840,14 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
         const AnyValue& b = r.body;
         // Scalar bodies (the common case): resource, scope, body and the end in one go.
         if (const std::size_t room = b.kind == ValueKind::Empty ? 0 : scalar_room(b)) {
-          d = json::raw(w.at(tail_.size() + room + 24), tail_);
+          d = json::padded_copy(w.at(tail_.size() + json::kPad + room + 24), tail_);
           d = json::lit(d, ",\"body\":{\"text\":");
           d = write_scalar(d, b);
           w.done(json::lit(d, "}}\n"));
           push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
           continue;
         }
-        w.raw(tail_);
+        w.padded(tail_);
         switch (b.kind) {
           case ValueKind::Empty:
             break;
@@ -918,8 +991,8 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
         }
         if (s.status.code == pdata::StatusCode::Ok) field(w, sf, "\"code\":\"Ok\"");
         if (s.status.code == pdata::StatusCode::Error) field(w, sf, "\"code\":\"Error\"");
-        d = json::lit(w.at(tail_.size() + 3), "}");
-        d = json::raw(d, tail_);
+        d = json::lit(w.at(tail_.size() + json::kPad + 3), "}");
+        d = json::padded_copy(d, tail_);
         w.done(json::lit(d, "}\n"));
         push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
 
@@ -943,7 +1016,7 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
           }
           bool ef = false;
           write_attributes(w, ef, e.attributes, false, e.name);
-          w.raw(tail_);
+          w.padded(tail_);
           w.lit("}\n");
           push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
         }
@@ -1133,7 +1206,7 @@ void Encoder::encode_scope_metrics(JsonWriter& w, const pdata::ScopeMetrics& sm,
     write_data_stream(w, *route);
     bool first = false;
     write_attributes(w, first, *pv.attrs, true);
-    w.raw(tail_);
+    w.padded(tail_);
     w.raw(d.view());
     w.lit("}\n");
     push_item(out, start, action_end, w.size(), static_cast<std::uint32_t>(names_.size()), shared.at,

@@ -113,6 +113,7 @@ class Encoder {
   // resource_json_ = "resource":{..} once per resource; tail_ = ,<resource>,"scope":{..} once per scope.
   void cache_resource(const pdata::Resource& r, std::string_view schema_url, bool metrics_mode);
   void cache_scope(const pdata::InstrumentationScope& s, std::string_view schema_url, bool metrics_mode);
+  void write_tail(const pdata::InstrumentationScope& s, std::string_view schema_url, bool metrics_mode);
   void encode_scope_metrics(JsonWriter& w, const pdata::ScopeMetrics& sm, const pdata::ResourceMetrics& rm,
                             EncodedBatch& out);
   bool write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uint32_t i, std::string_view& tpl,

@@ -48,6 +48,20 @@ inline char* raw(char* d, std::string_view s) {
   return d + s.size();
 }
 
+// Fragments copied into every document (action line, data_stream, resource
+// and scope) are kept padded: kPad readable bytes past their end, so that a
+// copy moves whole 16-byte blocks inline instead of calling memcpy for a
+// 40-200 byte piece. pad() after (re)building one; padded_copy() needs
+// s.size() + kPad bytes of room and may write garbage into the last kPad.
+constexpr std::size_t kPad = 16;
+inline void pad(std::string& s) { s.reserve(s.size() + kPad); }
+inline char* padded_copy(char* d, const std::string& s) {
+  const char* src = s.data();
+  const std::size_t n = s.size();  // read once: the stores below may alias the string
+  for (std::size_t i = 0; i < n; i += kPad) std::memcpy(d + i, src + i, kPad);
+  return d + n;
+}
+
 // True when none of the 8 bytes needs escaping or UTF-8 validation (< 0x20,
 // '"', '\\', >= 0x80). The borrow trick can only misfire next to a real hit,
 // so the any-byte answer is exact.
@@ -62,14 +76,32 @@ inline bool clean8(std::uint64_t x) {
 char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t stop, std::size_t n);
 
 #if defined(__SSE2__)
-// True when none of the 16 bytes needs escaping or UTF-8 validation. The
-// signed compare catches both < 0x20 and >= 0x80 (negative as int8).
-inline bool clean16(__m128i x) {
+// Bit i set when byte i needs escaping or UTF-8 validation. The signed
+// compare catches both < 0x20 and >= 0x80 (negative as int8).
+inline unsigned special16(__m128i x) {
   const __m128i special = _mm_or_si128(
       _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
       _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
-  return _mm_movemask_epi8(special) == 0;
+  return static_cast<unsigned>(_mm_movemask_epi8(special));
 }
+inline bool clean16(__m128i x) { return special16(x) == 0; }
+#endif
+
+// Strings shorter than 16 bytes (most keys and many values) are checked with
+// one 16-byte load that can read past their end but never past their 4 KiB
+// page, so it cannot fault; the bytes beyond the string are masked out and
+// never decide anything. AddressSanitizer and MemorySanitizer would report
+// those reads, so sanitized builds read exactly the string's bytes.
+#if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(TERN_EXACT_READS)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define TERN_EXACT_READS 1
+#endif
+#endif
+#endif
+#if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(TERN_EXACT_READS)
+#define TERN_JSON_PAGE_READS 1
+constexpr std::size_t kPage = 4096;
 #endif
 
 // `s` escaped for the inside of a JSON string; invalid UTF-8 -> U+FFFD.
@@ -77,9 +109,21 @@ inline bool clean16(__m128i x) {
 [[gnu::always_inline]] inline char* escaped(char* d, std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const std::size_t n = s.size();
+#if defined(TERN_JSON_PAGE_READS)
+  // n == 0 stays out: an empty view may point just past its buffer, even into an unmapped page.
+  if (n - 1 < 15 && (reinterpret_cast<std::uintptr_t>(p) & (kPage - 1)) <= kPage - 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    if ((special16(x) & ((1u << n) - 1)) == 0) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d), x);  // room: escaped_room(n) >= 16
+      return d + n;
+    }
+    std::size_t i = 0;
+    return escape_span(d, p, i, n, n);
+  }
+#endif
   // Short clean strings (keys, most values) need no loop: overlapping loads
   // that stay inside the string decide, overlapping stores copy. Only the
-  // bytes of the string are ever read.
+  // bytes of the string are read here.
   if (n >= 8 && n <= 32) {
 #if defined(__SSE2__)
     __m128i x, y;
@@ -122,6 +166,8 @@ inline bool clean16(__m128i x) {
       std::memcpy(d + n - 4, &b, 4);
       return d + n;
     }
+  } else if (n == 0) {
+    return d;
   } else if (n == 1 && p[0] >= 0x20 && p[0] < 0x80 && p[0] != '"' && p[0] != '\\') {
     *d = static_cast<char>(p[0]);
     return d + 1;
@@ -180,6 +226,8 @@ class JsonWriter {
     return p_;
   }
   void done(char* p) { p_ = p; }
+  // The writable limit of the current reservation (at least at()'s n bytes past the cursor).
+  char* limit() const { return end_; }
   // Absolute position of a pointer obtained from at().
   std::size_t pos(const char* p) const { return static_cast<std::size_t>(p - out_.data()); }
 
@@ -189,6 +237,8 @@ class JsonWriter {
     done(json::lit(at(N - 1), s));
   }
   void raw(std::string_view s) { done(json::raw(at(s.size()), s)); }
+  // A fragment kept with json::pad().
+  void padded(const std::string& s) { done(json::padded_copy(at(s.size() + json::kPad), s)); }
   void put(char c) {
     char* d = at(1);
     *d = c;
@@ -254,6 +304,36 @@ class JsonWriter {
   std::uint64_t ms_value_ = ~std::uint64_t{0};
   char ms_text_[json::kIntegerRoom] = {};
   std::size_t ms_len_ = 0;
+};
+
+// A JsonWriter's cursor kept in registers for a run of small writes (the
+// attributes of a record): every char store may alias the writer's own
+// cursor, so writing through at()/done() reloads and stores it each time and
+// chains each write to the previous store. room(n) is at(n) without that;
+// sync() hands the cursor back before any other use of the writer.
+class Cursor {
+ public:
+  explicit Cursor(JsonWriter& w) : w_(w), d_(w.at(0)), end_(w.limit()) {}
+  char* room(std::size_t n) {
+    if (n > static_cast<std::size_t>(end_ - d_)) {
+      w_.done(d_);
+      d_ = w_.at(n);
+      end_ = w_.limit();
+    }
+    return d_;
+  }
+  void done(char* d) { d_ = d; }
+  void sync() { w_.done(d_); }
+  // Takes the cursor back after other writes went through the writer.
+  void reload() {
+    d_ = w_.at(0);
+    end_ = w_.limit();
+  }
+
+ private:
+  JsonWriter& w_;
+  char* d_;
+  char* end_;
 };
 
 // Writes the shortest round-trip form of a finite double with '.' or exponent

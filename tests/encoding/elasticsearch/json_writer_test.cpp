@@ -1,6 +1,7 @@
 // Edge cases of the encoder's fast paths (src/encoding/elasticsearch/json_writer.h):
 // the block-wise escape scan against a byte-at-a-time reference at every
-// position of 16/32-byte blocks, invalid UTF-8 straddling block boundaries,
+// position of 16/32-byte blocks, short strings read with a 16-byte load (what
+// follows them, and the end of a page), invalid UTF-8 straddling block boundaries,
 // long strings crossing the writer's escape blocks, number formatting at
 // digit-count boundaries, the double fast path against std::to_chars, and the
 // timestamp/millisecond caches when consecutive values change.
@@ -8,8 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -119,6 +124,43 @@ TEST(EsJsonWriter, EscapeAtEveryBlockPosition) {
         ASSERT_EQ(escape(s), reference_escape(s)) << "len " << s.size() << " pos " << pos;
       }
   }
+}
+
+// Strings shorter than 16 bytes are checked with one 16-byte load that may
+// read past their end: whatever follows them (quotes, control bytes, broken
+// UTF-8) must not change their escape.
+TEST(EsJsonWriter, ShortStringsIgnoreTheBytesAfterThem) {
+  const std::string tails[] = {std::string(16, '"'), std::string(16, '\\'), std::string(16, '\0'),
+                               std::string(16, '\x80'), std::string(16, 'k')};
+  const std::string heads[] = {"k", "\"", "\xC3\xA9", "\n"};
+  for (const auto& tail : tails)
+    for (const auto& head : heads)
+      for (std::size_t n = 0; n < 16; ++n) {
+        std::string body;
+        while (body.size() < n) body += head;
+        body.resize(n);  // may cut a multi-byte sequence: that is a case too
+        const std::string buf = body + tail;
+        const std::string_view s(buf.data(), n);
+        ASSERT_EQ(escape(s), reference_escape(s)) << "n " << n;
+      }
+}
+
+// ... and that load never crosses into the next page: strings ending at the
+// very end of a page followed by an unmapped one escape without a fault.
+TEST(EsJsonWriter, ShortStringsEndingAtAPageEnd) {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* m = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  char* base = static_cast<char*>(m);
+  ASSERT_EQ(mprotect(base + page, page, PROT_NONE), 0);
+  for (std::size_t n = 0; n <= 40; ++n)
+    for (const char fill : {'k', '"', '\x01', '\xE9'}) {
+      char* s = base + page - n;
+      std::memset(s, fill, n);
+      const std::string_view v(s, n);
+      ASSERT_EQ(escape(v), reference_escape(v)) << "n " << n << " fill " << int(fill);
+    }
+  munmap(m, 2 * page);
 }
 
 // A multi-byte sequence (valid or cut short) placed across each 16-byte block edge.
