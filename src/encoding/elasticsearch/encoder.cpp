@@ -842,7 +842,8 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
         if (const std::size_t room = b.kind == ValueKind::Empty ? 0 : scalar_room(b)) {
           d = json::padded_copy(w.at(tail_.size() + json::kPad + room + 24), tail_);
           d = json::lit(d, ",\"body\":{\"text\":");
-          d = write_scalar(d, b);
+          // String bodies (nearly all logs) inline; other scalars through the switch.
+          d = b.kind == ValueKind::String ? json::string(d, b.string_value) : write_scalar(d, b);
           w.done(json::lit(d, "}}\n"));
           push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
           continue;

@@ -63,15 +63,7 @@ constexpr std::array<char, 512> kHexPairs = [] {
   return t;
 }();
 
-// "00".."99": two decimal digits per table load.
-constexpr std::array<char, 200> kDigitPairs = [] {
-  std::array<char, 200> t{};
-  for (int i = 0; i < 100; ++i) {
-    t[2 * i] = static_cast<char>('0' + i / 10);
-    t[2 * i + 1] = static_cast<char>('0' + i % 10);
-  }
-  return t;
-}();
+using json::kDigitPairs;
 
 // Length of the valid UTF-8 sequence at p (n bytes left), or 0 if invalid
 // (overlong, surrogate, > U+10FFFF, truncated).
@@ -300,7 +292,7 @@ char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t s
   return escape_words(d, s, i, stop, n);
 }
 
-char* dbl(char* d, double v) {
+char* dbl_general(char* d, double v) {
   if (!std::isfinite(v)) return lit(d, "null");
   return format_double(d, v);
 }

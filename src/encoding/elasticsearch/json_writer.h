@@ -13,11 +13,13 @@
 // The string is grown in chunks with resize() (its zero-fill touches a few KiB
 // just before the writes land there) and trimmed to the written size by
 // finish() or the destructor; in between, out.size() is meaningless.
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -182,14 +184,48 @@ constexpr std::size_t kPage = 4096;
   *d++ = '"';
   return d;
 }
-// Room: kIntegerRoom.
+// "00".."99": two decimal digits per table load.
+inline constexpr std::array<char, 200> kDigitPairs = [] {
+  std::array<char, 200> t{};
+  for (int i = 0; i < 100; ++i) {
+    t[2 * i] = static_cast<char>('0' + i / 10);
+    t[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return t;
+}();
+
+// Room: kIntegerRoom. Values below 100 (severity numbers, small counts and
+// codes, integral doubles like 5.0) are written inline, without the call.
 template <class Int>
 inline char* integer(char* d, Int v) {
+  if (static_cast<std::make_unsigned_t<Int>>(v) < 100) {  // negative values are huge here
+    const auto u = static_cast<unsigned>(v);
+    if (u < 10) {
+      *d = static_cast<char>('0' + u);
+      return d + 1;
+    }
+    std::memcpy(d, &kDigitPairs[2 * u], 2);
+    return d + 2;
+  }
   return std::to_chars(d, d + kIntegerRoom, v).ptr;
 }
+// Non-finite -> null, else format_double().
+char* dbl_general(char* d, double v);
 // Shortest round-trip form, always with '.' or exponent; non-finite -> null.
-// Room: kDoubleRoom.
-char* dbl(char* d, double v);
+// Small integral values (5.0, 100.0) inline: the integer's digits and ".0"
+// (below 1e5 the shortest form is fixed notation; -0.0 and NaN take the
+// general path, whose format_double has the same rule). Room: kDoubleRoom.
+inline char* dbl(char* d, double v) {
+  if (v > -1e5 && v < 1e5 && v != 0) {
+    const auto i = static_cast<std::int32_t>(v);
+    if (static_cast<double>(i) == v) {
+      d = integer(d, i);
+      std::memcpy(d, ".0", 2);
+      return d + 2;
+    }
+  }
+  return dbl_general(d, v);
+}
 // Lowercase hex of n bytes. Room: 2 * n.
 char* hex(char* d, const std::uint8_t* b, std::size_t n);
 
