@@ -560,6 +560,12 @@ const Route& Encoder::event_route_for(const Attributes& event) {
   return route_;
 }
 
+Encoder::CachedRoute* Encoder::cached_route(const Route& route) {
+  return &route == &scope_route_.route   ? &scope_route_
+         : &route == &event_route_.route ? &event_route_
+                                         : nullptr;
+}
+
 void Encoder::begin_output() {
   scope_route_.written_at = std::string::npos;
   event_route_.written_at = std::string::npos;
@@ -567,9 +573,7 @@ void Encoder::begin_output() {
 
 Encoder::SharedAction Encoder::write_action(JsonWriter& w, const Route& route, std::string_view id,
                                             std::string_view dynamic_templates) {
-  CachedRoute* cached = &route == &scope_route_.route   ? &scope_route_
-                        : &route == &event_route_.route ? &event_route_
-                                                        : nullptr;
+  CachedRoute* cached = cached_route(route);
   if (cached && id.empty()) {
     if (dynamic_templates.empty()) {
       if (config_.share_action_lines) {
@@ -602,11 +606,8 @@ Encoder::SharedAction Encoder::write_action(JsonWriter& w, const Route& route, s
 }
 
 void Encoder::write_data_stream(JsonWriter& w, const Route& r) {
-  const std::string* cached = &r == &scope_route_.route   ? &scope_route_.data_stream
-                              : &r == &event_route_.route ? &event_route_.data_stream
-                                                          : nullptr;
-  if (cached)
-    w.padded(*cached);
+  if (const CachedRoute* cached = cached_route(r))
+    w.padded(cached->data_stream);
   else
     write_data_stream_json(w, r);
 }
@@ -727,35 +728,32 @@ void Encoder::cache_resource(const pdata::Resource& r, std::string_view schema_u
 void Encoder::cache_scope(const pdata::InstrumentationScope& s, std::string_view schema_url,
                           bool metrics_mode) {
   tail_.clear();
-  write_tail(s, schema_url, metrics_mode);
+  {
+    JsonWriter w(tail_, 0);  // trims tail_ to what it wrote when it goes
+    w.put(',');
+    w.raw(resource_json_);
+    w.lit(",\"scope\":{");
+    bool first = true;
+    if (!schema_url.empty()) {
+      field(w, first, "\"schema_url\":");
+      w.string(schema_url);
+    }
+    if (!s.name.empty()) {
+      field(w, first, "\"name\":");
+      w.string(s.name);
+    }
+    if (!s.version.empty()) {
+      field(w, first, "\"version\":");
+      w.string(s.version);
+    }
+    write_attributes(w, first, s.attributes, metrics_mode);
+    if (s.dropped_attributes_count) {
+      field(w, first, "\"dropped_attributes_count\":");
+      w.integer(s.dropped_attributes_count);
+    }
+    w.put('}');
+  }
   json::pad(tail_);
-}
-
-void Encoder::write_tail(const pdata::InstrumentationScope& s, std::string_view schema_url,
-                         bool metrics_mode) {
-  JsonWriter w(tail_, 0);
-  w.put(',');
-  w.raw(resource_json_);
-  w.lit(",\"scope\":{");
-  bool first = true;
-  if (!schema_url.empty()) {
-    field(w, first, "\"schema_url\":");
-    w.string(schema_url);
-  }
-  if (!s.name.empty()) {
-    field(w, first, "\"name\":");
-    w.string(s.name);
-  }
-  if (!s.version.empty()) {
-    field(w, first, "\"version\":");
-    w.string(s.version);
-  }
-  write_attributes(w, first, s.attributes, metrics_mode);
-  if (s.dropped_attributes_count) {
-    field(w, first, "\"dropped_attributes_count\":");
-    w.integer(s.dropped_attributes_count);
-  }
-  w.put('}');
 }
 
 void Encoder::SizeGuess::reserve(std::string& data, std::size_t units) const {

@@ -103,6 +103,8 @@ class Encoder {
                          const pdata::InstrumentationScope& scope, const pdata::Attributes& resource);
   SharedAction write_action(JsonWriter& w, const Route& route, std::string_view id,
                             std::string_view dynamic_templates);
+  // The cached fragments of `route` when it is the scope's or the span events' route.
+  CachedRoute* cached_route(const Route& route);
   void begin_output();  // a new output: no action line of it can be shared yet
   void write_data_stream(JsonWriter& w, const Route& r);
   void encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out);
@@ -113,7 +115,6 @@ class Encoder {
   // resource_json_ = "resource":{..} once per resource; tail_ = ,<resource>,"scope":{..} once per scope.
   void cache_resource(const pdata::Resource& r, std::string_view schema_url, bool metrics_mode);
   void cache_scope(const pdata::InstrumentationScope& s, std::string_view schema_url, bool metrics_mode);
-  void write_tail(const pdata::InstrumentationScope& s, std::string_view schema_url, bool metrics_mode);
   void encode_scope_metrics(JsonWriter& w, const pdata::ScopeMetrics& sm, const pdata::ResourceMetrics& rm,
                             EncodedBatch& out);
   bool write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uint32_t i, std::string_view& tpl,

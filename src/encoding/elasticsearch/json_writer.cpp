@@ -294,7 +294,12 @@ char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t s
 
 char* dbl_general(char* d, double v) {
   if (!std::isfinite(v)) return lit(d, "null");
-  return format_double(d, v);
+  char* e = std::to_chars(d, d + 40, v).ptr;
+  // Elasticsearch must map the field as double: keep a radix point or exponent.
+  for (const char* q = d; q < e; ++q)
+    if (*q == '.' || *q == 'e') return e;
+  std::memcpy(e, ".0", 2);
+  return e + 2;
 }
 
 char* hex(char* d, const std::uint8_t* b, std::size_t n) {
@@ -303,26 +308,6 @@ char* hex(char* d, const std::uint8_t* b, std::size_t n) {
 }
 
 }  // namespace json
-
-char* format_double(char* p, double d) {
-  // Small integral values (5.0, 100.0): the digits of the integer plus ".0".
-  // Below 1e5 the shortest form is always fixed notation, as to_chars writes
-  // it; -0.0 keeps its sign through the general path.
-  if (d > -1e5 && d < 1e5 && d != 0) {
-    const auto i = static_cast<std::int32_t>(d);
-    if (static_cast<double>(i) == d) {
-      p = std::to_chars(p, p + 12, i).ptr;
-      std::memcpy(p, ".0", 2);
-      return p + 2;
-    }
-  }
-  char* e = std::to_chars(p, p + 40, d).ptr;
-  // Elasticsearch must map the field as double: keep a radix point or exponent.
-  for (const char* q = p; q < e; ++q)
-    if (*q == '.' || *q == 'e') return e;
-  std::memcpy(e, ".0", 2);
-  return e + 2;
-}
 
 char* JsonWriter::format_timestamp(char* d, std::uint64_t ns) {
   char* const begin = d;

@@ -94,14 +94,14 @@ inline bool clean16(__m128i x) { return special16(x) == 0; }
 // page, so it cannot fault; the bytes beyond the string are masked out and
 // never decide anything. AddressSanitizer and MemorySanitizer would report
 // those reads, so sanitized builds read exactly the string's bytes.
-#if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(TERN_EXACT_READS)
-#if defined(__has_feature)
+#if defined(__SANITIZE_ADDRESS__)
+#define TERN_EXACT_READS 1
+#elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
 #define TERN_EXACT_READS 1
 #endif
 #endif
-#endif
-#if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(TERN_EXACT_READS)
+#if defined(__SSE2__) && !defined(TERN_EXACT_READS)
 #define TERN_JSON_PAGE_READS 1
 constexpr std::size_t kPage = 4096;
 #endif
@@ -209,12 +209,13 @@ inline char* integer(char* d, Int v) {
   }
   return std::to_chars(d, d + kIntegerRoom, v).ptr;
 }
-// Non-finite -> null, else format_double().
+// dbl() for the values its inline path leaves: non-finite -> null, else
+// std::to_chars with ".0" added when it wrote neither '.' nor an exponent.
 char* dbl_general(char* d, double v);
 // Shortest round-trip form, always with '.' or exponent; non-finite -> null.
 // Small integral values (5.0, 100.0) inline: the integer's digits and ".0"
-// (below 1e5 the shortest form is fixed notation; -0.0 and NaN take the
-// general path, whose format_double has the same rule). Room: kDoubleRoom.
+// (below 1e5 the shortest form is fixed notation, as to_chars writes it;
+// -0.0 keeps its sign and NaN its null through the general path). Room: kDoubleRoom.
 inline char* dbl(char* d, double v) {
   if (v > -1e5 && v < 1e5 && v != 0) {
     const auto i = static_cast<std::int32_t>(v);
@@ -371,9 +372,5 @@ class Cursor {
   char* d_;
   char* end_;
 };
-
-// Writes the shortest round-trip form of a finite double with '.' or exponent
-// into `p` (room for 40 bytes); returns the end. Exposed for tests.
-char* format_double(char* p, double d);
 
 }  // namespace tern::encoding::es
