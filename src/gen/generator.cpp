@@ -388,7 +388,7 @@ class TracesTemplate final : public Template {
 class MetricsTemplate final : public Template {
  public:
   MetricsTemplate(const GenOptions& o, std::size_t batch, std::uint64_t start_ns)
-      : json_(o.client.encoding == exporter::otlp::Encoding::Json), kind_(o.metric_type) {
+      : json_(o.client.encoding == exporter::otlp::Encoding::Json) {
     const auto& a = data_.arena;
     auto& rm = data_.resource_metrics.emplace_back(a);
     fill_resource(rm.resource, o, a);
@@ -468,7 +468,6 @@ class MetricsTemplate final : public Template {
   pdata::MetricsData data_;
   pdata::Vec<pdata::Metric>* metrics_ = nullptr;
   bool json_;
-  MetricKind kind_;
   std::uint64_t counter_ = 0;
 };
 
