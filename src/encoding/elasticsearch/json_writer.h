@@ -333,14 +333,16 @@ class JsonWriter {
   char* end_ = nullptr;  // out_.data() + out_.size(): the writable limit
   // The last timestamp written, whole (records of a batch often share it),
   // and the epoch_ms digits of the last one formatted (or share the ms).
-  std::uint64_t ts_ns_ = ~std::uint64_t{0}, ts_ms_ = ~std::uint64_t{0};
-  char ts_text_[32] = {};
-  std::size_t ts_text_len_ = 0;
-  char ts_digits_[24] = {};
-  std::size_t ts_len_ = 0;
-  std::uint64_t ms_value_ = ~std::uint64_t{0};
-  char ms_text_[json::kIntegerRoom] = {};
-  std::size_t ms_len_ = 0;
+  // They start as the text of 0, not as a sentinel value: every uint64 is a
+  // timestamp the caches may be asked for (UINT64_MAX came out empty once).
+  std::uint64_t ts_ns_ = 0, ts_ms_ = 0;
+  char ts_text_[32] = "\"0.000000\"";
+  std::size_t ts_text_len_ = 10;
+  char ts_digits_[24] = "0";
+  std::size_t ts_len_ = 1;
+  std::uint64_t ms_value_ = 0;
+  char ms_text_[json::kIntegerRoom] = "0";
+  std::size_t ms_len_ = 1;
 };
 
 // A JsonWriter's cursor kept in registers for a run of small writes (the

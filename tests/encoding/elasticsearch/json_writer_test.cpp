@@ -14,6 +14,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -309,6 +310,42 @@ TEST(EsJsonWriter, TimestampCacheAcrossChanges) {
   EXPECT_EQ(ms(3600001000000ull), "3600001");
   EXPECT_EQ(ms(0), "0");
   EXPECT_EQ(ms(~std::uint64_t{0}), "18446744073709");
+}
+
+// A fresh writer's caches hold no sentinel that a real value could hit: its
+// first timestamp is written whatever it is (UINT64_MAX used to come out empty).
+TEST(EsJsonWriter, FirstTimestampOfAFreshWriter) {
+  for (std::uint64_t ns :
+       {~std::uint64_t{0}, std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1721314113467654123}}) {
+    std::string out;
+    JsonWriter w(out);
+    char want[48];
+    std::snprintf(want, sizeof want, "\"%llu.%06llu\"", static_cast<unsigned long long>(ns / 1000000),
+                  static_cast<unsigned long long>(ns % 1000000));
+    EXPECT_EQ(ts(w, ns), want) << ns;
+    char buf[json::kIntegerRoom];
+    JsonWriter w2(out);
+    EXPECT_EQ(std::string(buf, w2.millis(buf, ns)), std::to_string(ns / 1000000)) << ns;
+  }
+  // Through the encoder: a span and a log record at UINT64_MAX, each first in its batch.
+  LogsData logs;
+  logs.resource_logs.emplace_back(logs.arena)
+      .scope_logs.emplace_back(logs.arena)
+      .log_records.emplace_back(logs.arena)
+      .time_unix_nano = ~std::uint64_t{0};
+  EncodedBatch b;
+  Encoder(EncoderConfig{}).encode_logs(logs, b);
+  expect_valid(b);
+  EXPECT_EQ(doc(b, 0)["@timestamp"], "18446744073709.551615");
+  TracesData traces;
+  auto& span = traces.resource_spans.emplace_back(traces.arena)
+                   .scope_spans.emplace_back(traces.arena)
+                   .spans.emplace_back(traces.arena);
+  span.start_time_unix_nano = ~std::uint64_t{0};
+  EncodedBatch t;
+  Encoder(EncoderConfig{}).encode_traces(traces, t);
+  expect_valid(t);
+  EXPECT_EQ(doc(t, 0)["@timestamp"], "18446744073709.551615");
 }
 
 // Log records whose timestamps change record to record, through the encoder.
