@@ -1,5 +1,6 @@
 // libFuzzer target: every OTLP/JSON decoder on arbitrary bytes, then re-encode and
-// decode again; a re-encoded batch must always decode (the encoder writes valid JSON).
+// decode again; a re-encoded batch must always decode (the encoder writes valid JSON)
+// and encode to the same bytes again (nothing is lost or changed on the way).
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -18,6 +19,9 @@ void check(std::string_view in, Dec dec, Enc enc) {
   enc(data, out);
   Data again;
   if (dec(out, again, tern::otlp::DecodeOptions{})) std::abort();
+  std::string twice;
+  enc(again, twice);
+  if (twice != out) std::abort();
 }
 }  // namespace
 

@@ -13,7 +13,18 @@ void check(std::string_view in, Dec dec, Enc enc) {
   tern::otlp::DecodeOptions opt;
   opt.max_depth = 16;
   Data data;
-  if (dec(in, data, opt)) return;
+  const bool failed = dec(in, data, opt).has_value();
+  // UTF-8 validation only adds a reason to refuse: what it accepts decodes the same without it.
+  opt.validate_utf8 = true;
+  Data validated;
+  if (!dec(in, validated, opt).has_value()) {
+    if (failed) std::abort();
+    std::string a, b;
+    enc(data, a);
+    enc(validated, b);
+    if (a != b) std::abort();
+  }
+  if (failed) return;
   std::string out;
   enc(data, out);
   Data again;
