@@ -20,6 +20,7 @@
 
 #include "compression/gzip.h"
 #include "config/config.h"
+#include "exporter/elasticsearch/bulk_response.h"
 #include "exporter/elasticsearch/http_client.h"
 
 #ifndef TERN_VERSION
@@ -105,11 +106,6 @@ struct Request {
 };
 
 enum class Outcome { kIndexed, kDuplicate, kFailed, kDropped };
-
-struct ItemResult {
-  int status = 0;
-  std::string index, type, reason;  // filled for failures only
-};
 
 }  // namespace
 
@@ -476,70 +472,9 @@ struct BulkExporter::Impl {
     std::string compressed;
     std::string joined;  // uncompressed body of many pieces, copied into one
     HttpResponse response;
-    simdjson::ondemand::parser parser;
-    std::vector<ItemResult> results;  // per item, unless all_indexed
-    bool all_indexed = false;         // the response said `"errors":false`: every item is in
+    BulkResponseParser bulk_response;
     explicit Worker(int level) : gz(level) {}
   };
-
-  bool parse_items(Worker& w, std::size_t expected) {
-    namespace od = simdjson::ondemand;
-    w.results.clear();
-    w.all_indexed = false;
-    auto& body = w.response.body;
-    // Elasticsearch writes compact JSON with `errors` before `items`: false means every
-    // item succeeded. Anything else (errors, other spacing) is parsed item by item.
-    constexpr std::string_view kAllGood = R"({"errors":false)";
-    if (body.size() > kAllGood.size() && body.compare(0, kAllGood.size(), kAllGood) == 0 &&
-        (body[kAllGood.size()] == ',' || body[kAllGood.size()] == '}')) {
-      w.all_indexed = true;
-      return true;
-    }
-    // Only this path parses: pad the body for simdjson here (a copy), not on every response.
-    body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
-    od::document doc;
-    if (w.parser.iterate(simdjson::padded_string_view(body.data(), body.size(), body.capacity())).get(doc))
-      return false;
-    od::array items;
-    if (doc["items"].get_array().get(items)) return false;
-    for (auto item_v : items) {
-      od::object item;
-      if (item_v.get_object().get(item)) return false;
-      ItemResult res;
-      bool first = true;
-      // Each item is {"<action>": {...}}: the one field's value holds the result.
-      for (auto action : item) {
-        od::object inner;
-        if (!first || action.value().get_object().get(inner)) return false;
-        first = false;
-        for (auto f : inner) {
-          std::string_view key;
-          if (f.unescaped_key().get(key)) return false;
-          if (key == "status") {
-            int64_t st;
-            if (f.value().get_int64().get(st)) return false;
-            res.status = static_cast<int>(st);
-          } else if (key == "_index") {
-            std::string_view v;
-            if (!f.value().get_string().get(v)) res.index = v;
-          } else if (key == "error") {
-            od::object err;
-            if (f.value().get_object().get(err)) continue;
-            for (auto ef : err) {
-              std::string_view ek, ev;
-              if (ef.unescaped_key().get(ek)) return false;
-              if (ek == "type" && !ef.value().get_string().get(ev)) res.type = ev;
-              if (ek == "reason" && !ef.value().get_string().get(ev)) res.reason = ev;
-            }
-          }
-        }
-      }
-      if (res.status == 0) return false;
-      if (res.status < 300) res.index.clear();  // only kept for failures (dead letter)
-      w.results.push_back(std::move(res));
-    }
-    return w.results.size() == expected;
-  }
 
   // First error.type / reason of an Elasticsearch whole-request error body.
   static std::pair<std::string, std::string> request_error(const std::string& body) {
@@ -625,11 +560,11 @@ struct BulkExporter::Impl {
     by_status[std::clamp(status, 0, 599)].fetch_add(1, std::memory_order_relaxed);
 
     if (status >= 200 && status < 300) {
-      if (!parse_items(w, n)) {
+      if (!w.bulk_response.parse(w.response.body, n)) {
         // Without per-item results nothing is known: send it all again (at least once).
         return retry_request(std::move(r), status, "unreadable bulk response");
       }
-      if (w.all_indexed) {
+      if (w.bulk_response.all_indexed()) {
         docs_indexed.fetch_add(n, std::memory_order_relaxed);
         settle_indexed(r.items);
         return;
@@ -637,7 +572,7 @@ struct BulkExporter::Impl {
       Request again;
       again.attempt = r.attempt + 1;
       for (std::size_t i = 0; i < n; ++i) {
-        const auto& res = w.results[i];
+        const auto& res = w.bulk_response.results()[i];
         const auto& ref = r.items[i];
         if (res.status == 200 || res.status == 201) {
           docs_indexed.fetch_add(1, std::memory_order_relaxed);
