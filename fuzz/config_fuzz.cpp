@@ -2,21 +2,14 @@
 // text. A bad config must give diagnostics, never a crash or an escaping exception; every
 // diagnostic has a message, and a config that loads has no errors.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "config/loader.h"
+#include "require.h"
 
-namespace {
-void require(bool ok, const char* what) {
-  if (ok) return;
-  std::fprintf(stderr, "config_fuzz: %s\n", what);
-  std::abort();
-}
-}  // namespace
+using tern::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view yaml(reinterpret_cast<const char*>(data), size);

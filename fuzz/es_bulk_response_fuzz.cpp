@@ -3,19 +3,12 @@
 // Never a crash; a body read as an answer has exactly one result per item, each with an
 // HTTP status, and a reused parser reads the same body the same way.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "exporter/elasticsearch/bulk_response.h"
+#include "require.h"
 
-namespace {
-void require(bool ok, const char* what) {
-  if (ok) return;
-  std::fprintf(stderr, "es_bulk_response_fuzz: %s\n", what);
-  std::abort();
-}
-}  // namespace
+using tern::fuzz::require;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

@@ -8,25 +8,19 @@
 #include <simdjson.h>
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "encoding/elasticsearch/encoder.h"
 #include "otlp/proto_codec.h"
+#include "require.h"
 
 namespace {
 
 using tern::encoding::EncodedBatch;
 using tern::encoding::es::Encoder;
 using tern::encoding::es::EncoderConfig;
-
-void require(bool ok, const char* what) {
-  if (ok) return;
-  std::fprintf(stderr, "es_encode_fuzz: %s\n", what);
-  std::abort();
-}
+using tern::fuzz::require;
 
 // A line of the bulk body: '\n'-terminated, no other '\n', one JSON object.
 void require_json_line(simdjson::dom::parser& parser, std::string_view line) {

@@ -34,12 +34,6 @@ using encoding::es::append_json_string;  // JSON strings, invalid UTF-8 replaced
 
 using std::chrono::milliseconds;
 
-// The spec's filter: per-item status and error only, so responses stay small.
-// `errors` first: a response that starts with {"errors":false is all successes and is
-// settled without parsing its items (most responses, each ~50 bytes per document).
-constexpr std::string_view kFilterPath =
-    "errors,items.*._index,items.*.status,items.*.error.type,items.*.error.reason";
-
 // Above this many pieces an uncompressed body is copied into one buffer before sending
 // (a gathered write takes at most 64 pieces per call).
 constexpr std::size_t kMaxGatheredParts = 256;
@@ -213,7 +207,7 @@ struct BulkExporter::Impl {
     }
     // Configured headers last: they win over the defaults above (HttpClient uses set()).
     for (const auto& [k, v] : opt.headers) http.headers.emplace_back(k, v);
-    target = "/_bulk?filter_path=" + std::string(kFilterPath);
+    target = "/_bulk?filter_path=" + std::string(kBulkFilterPath);
     if (opt.require_data_stream) target += "&require_data_stream=true";
     if (!opt.pipeline.empty()) target += "&pipeline=" + percent_encode(opt.pipeline);
     ep_state = std::make_unique<EndpointState[]>(endpoints.size());

@@ -7,9 +7,17 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tern::exporter::es {
+
+// The `filter_path` the exporter asks for (the spec's filter): per-item status and error
+// only, so responses stay small. `errors` first: a response that starts with
+// {"errors":false is all successes and is settled without parsing its items (most
+// responses, each ~50 bytes per document).
+inline constexpr std::string_view kBulkFilterPath =
+    "errors,items.*._index,items.*.status,items.*.error.type,items.*.error.reason";
 
 struct BulkItemResult {
   int status = 0;
