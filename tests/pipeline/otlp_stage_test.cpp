@@ -155,7 +155,15 @@ TEST_P(OtlpStageTest, EverySignalArrivesIntact) {
     EXPECT_EQ(json, otlp::fixtures::kMetrics);
     s->shutdown(10s);
     EXPECT_EQ(metric(*s, "tern_exporter_items_sent_total"), items);
-    EXPECT_EQ(metric(*s, "tern_exporter_request_errors_total"), 0);
+    // Nothing is refused here, but a loopback connect can still fail transiently on a loaded
+    // machine (seen once under ASan: the gRPC channel's first connect, code 14). The contract
+    // is that such a failure is retried, not dropped: every error is followed by a retry,
+    // one request per signal succeeds, and nothing is lost.
+    const double errors = metric(*s, "tern_exporter_request_errors_total");
+    EXPECT_EQ(metric(*s, "tern_exporter_retries_total"), errors);
+    EXPECT_EQ(metric(*s, "tern_exporter_requests_total"), 3 + errors);
+    EXPECT_EQ(metric(*s, "tern_exporter_items_dropped_total"), 0);
+    EXPECT_EQ(metric(*s, "tern_exporter_items_undelivered_total"), 0);
   }
 }
 
