@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -62,11 +63,75 @@ bool write_atomically(const std::string& path, const std::string& content, std::
 
 }  // namespace
 
-std::optional<std::vector<FilePosition>> CheckpointTracker::load(std::string& error) const {
+std::optional<std::vector<FilePosition>> parse_checkpoint(std::string_view text, std::string& error) {
+  // nlohmann::json's get<uint64_t>() would wrap -1 and cast 1e300 (undefined behaviour):
+  // numbers are checked for their kind first.
+  const auto unsigned_at = [](const nlohmann::json& o, const char* key) {
+    const auto& v = o.at(key);
+    if (!v.is_number_unsigned())
+      throw std::invalid_argument(std::string("\"") + key + "\" is not a non-negative integer: " + v.dump());
+    return v.get<std::uint64_t>();
+  };
+  const auto string_at = [](const nlohmann::json& o, const char* key) -> const std::string& {
+    const auto& v = o.at(key);
+    if (!v.is_string())
+      throw std::invalid_argument(std::string("\"") + key + "\" is not a string: " + v.dump());
+    return v.get_ref<const std::string&>();
+  };
   std::vector<FilePosition> out;
-  if (path_.empty()) return out;
+  try {
+    const auto j = nlohmann::json::parse(text);
+    if (!j.is_object()) throw std::invalid_argument("not a JSON object");
+    const auto& version = j.at("version");
+    if (!version.is_number_integer() || version.get<std::int64_t>() != kFormatVersion) {
+      error = "unknown checkpoint version " + version.dump();
+      return std::nullopt;
+    }
+    const auto& files = j.at("files");
+    if (!files.is_array()) throw std::invalid_argument("\"files\" is not an array");
+    for (const auto& f : files) {
+      if (!f.is_object()) throw std::invalid_argument("a file entry is not an object: " + f.dump());
+      FilePosition p;
+      p.path = string_at(f, "path");
+      p.dev = unsigned_at(f, "dev");
+      p.ino = unsigned_at(f, "ino");
+      p.fp_len = unsigned_at(f, "fingerprint_size");
+      const std::string& fp = string_at(f, "fingerprint");
+      const auto [end, ec] = std::from_chars(fp.data(), fp.data() + fp.size(), p.fp_hash, 16);
+      if (fp.empty() || fp.size() > 16 || ec != std::errc{} || end != fp.data() + fp.size())
+        throw std::invalid_argument("\"fingerprint\" is not 1-16 hex digits: \"" + fp + "\"");
+      p.offset = unsigned_at(f, "offset");
+      out.push_back(std::move(p));
+    }
+  } catch (const std::exception& e) {
+    error = std::string("not a valid checkpoint: ") + e.what();
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::string format_checkpoint(const std::map<std::uint64_t, FilePosition>& positions) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& [id, p] : positions) {
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(p.fp_hash));
+    files.push_back({{"path", p.path},
+                     {"dev", p.dev},
+                     {"ino", p.ino},
+                     {"fingerprint_size", p.fp_len},
+                     {"fingerprint", hash},
+                     {"offset", p.offset}});
+  }
+  // Paths are bytes; replace invalid UTF-8 rather than fail (the path is informative only).
+  return nlohmann::json{{"version", kFormatVersion}, {"files", std::move(files)}}.dump(
+             1, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
+}
+
+std::optional<std::vector<FilePosition>> CheckpointTracker::load(std::string& error) const {
+  if (path_.empty()) return std::vector<FilePosition>{};
   std::error_code ec;
-  if (!std::filesystem::exists(path_, ec) && !ec) return out;  // first run
+  if (!std::filesystem::exists(path_, ec) && !ec) return std::vector<FilePosition>{};  // first run
   std::ifstream in(path_, std::ios::binary);
   if (!in) {
     error = "cannot open " + path_ + ": " + std::strerror(errno);
@@ -74,27 +139,9 @@ std::optional<std::vector<FilePosition>> CheckpointTracker::load(std::string& er
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  try {
-    const auto j = nlohmann::json::parse(ss.str());
-    if (j.at("version").get<int>() != kFormatVersion) {
-      error = path_ + ": unknown checkpoint version " + j.at("version").dump();
-      return std::nullopt;
-    }
-    for (const auto& f : j.at("files")) {
-      FilePosition p;
-      p.path = f.at("path").get<std::string>();
-      p.dev = f.at("dev").get<std::uint64_t>();
-      p.ino = f.at("ino").get<std::uint64_t>();
-      p.fp_len = f.at("fingerprint_size").get<std::uint64_t>();
-      p.fp_hash = std::stoull(f.at("fingerprint").get<std::string>(), nullptr, 16);
-      p.offset = f.at("offset").get<std::uint64_t>();
-      out.push_back(std::move(p));
-    }
-  } catch (const std::exception& e) {
-    error = path_ + ": not a valid checkpoint: " + e.what();
-    return std::nullopt;
-  }
-  return out;
+  auto positions = parse_checkpoint(ss.str(), error);
+  if (!positions) error = path_ + ": " + error;
+  return positions;
 }
 
 std::uint64_t CheckpointTracker::push(Op op) {
@@ -230,27 +277,14 @@ void CheckpointTracker::after_change() {
 bool CheckpointTracker::persist_if_changed() {
   if (path_.empty()) return true;
   std::lock_guard wlock(write_mu_);
-  nlohmann::json files = nlohmann::json::array();
+  std::string text;
   std::uint64_t version;
   {
     std::lock_guard lock(mu_);
     if (version_ == written_version_) return true;
     version = version_;
-    for (const auto& [id, p] : committed_) {
-      char hash[17];
-      std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(p.fp_hash));
-      files.push_back({{"path", p.path},
-                       {"dev", p.dev},
-                       {"ino", p.ino},
-                       {"fingerprint_size", p.fp_len},
-                       {"fingerprint", hash},
-                       {"offset", p.offset}});
-    }
+    text = format_checkpoint(committed_);
   }
-  // Paths are bytes; replace invalid UTF-8 rather than fail (the path is informative only).
-  const std::string text = nlohmann::json{{"version", kFormatVersion}, {"files", std::move(files)}}.dump(
-                               1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                           "\n";
   std::string error;
   const bool ok = write_atomically(path_, text, error);
   std::lock_guard lock(mu_);

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tern::receiver::filelog {
@@ -29,6 +30,14 @@ struct FilePosition {
   std::uint64_t fp_len = 0, fp_hash = 0;
   std::uint64_t offset = 0;
 };
+
+// The checkpoint file's text (format version 1), without the file: what load() reads and
+// persist_if_changed() writes. parse_checkpoint is strict: every number must be a
+// non-negative integer and the fingerprint 1-16 hex digits, so that a damaged file is an
+// error with its reason instead of positions that were never written. nullopt and `error`
+// set when the text is not a checkpoint.
+std::optional<std::vector<FilePosition>> parse_checkpoint(std::string_view text, std::string& error);
+std::string format_checkpoint(const std::map<std::uint64_t, FilePosition>& positions);
 
 class CheckpointTracker {
  public:

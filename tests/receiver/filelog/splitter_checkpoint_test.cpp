@@ -164,6 +164,71 @@ TEST(CheckpointTracker, PersistsAtomicallyAndLoadsBack) {
   EXPECT_FALSE(CheckpointTracker(path).load(error));
 }
 
+TEST(CheckpointFormat, WhatIsWrittenParsesBackExactly) {
+  std::map<std::uint64_t, FilePosition> positions;
+  positions[1] = FilePosition{"/var/log/a.log", 1, 2, 1024, 0xffffffffffffffffull, 123};
+  positions[7] = FilePosition{"/var/log/\u00e9t\u00e9 \"q\".log", UINT64_MAX, 0, 0, 0, UINT64_MAX};
+  std::string error;
+  const auto parsed = parse_checkpoint(format_checkpoint(positions), error);
+  ASSERT_TRUE(parsed) << error;
+  ASSERT_EQ(parsed->size(), 2u);
+  for (std::size_t i = 0; const auto& [id, want] : positions) {
+    const FilePosition& got = (*parsed)[i++];
+    EXPECT_EQ(got.path, want.path);
+    EXPECT_EQ(got.dev, want.dev);
+    EXPECT_EQ(got.ino, want.ino);
+    EXPECT_EQ(got.fp_len, want.fp_len);
+    EXPECT_EQ(got.fp_hash, want.fp_hash);
+    EXPECT_EQ(got.offset, want.offset);
+  }
+}
+
+TEST(CheckpointFormat, ADamagedFileIsAnErrorWithItsReasonNotMadeUpPositions) {
+  const auto entry = [](std::string_view field, std::string_view value) {
+    nlohmann::json f = {{"path", "/a.log"},      {"dev", 1},   {"ino", 2}, {"fingerprint_size", 3},
+                        {"fingerprint", "00ab"}, {"offset", 4}};
+    f[std::string(field)] = nlohmann::json::parse(value);
+    return nlohmann::json{{"version", 1}, {"files", {f}}}.dump();
+  };
+  std::string error;
+  ASSERT_TRUE(parse_checkpoint(entry("offset", "5"), error)) << error;
+  EXPECT_EQ((*parse_checkpoint(entry("fingerprint", "\"ABCdef0123456789\""), error))[0].fp_hash,
+            0xabcdef0123456789ull);
+  const std::pair<std::string_view, std::string_view> damaged[] = {
+      {"offset", "-1"},     // would wrap to 2^64 - 1
+      {"offset", "1e300"},  // would be an out-of-range cast
+      {"offset", "4.5"},
+      {"dev", "\"1\""},
+      {"ino", "null"},
+      {"fingerprint_size", "true"},
+      {"fingerprint", "\"\""},
+      {"fingerprint", "\"-1\""},  // strtoull would read 2^64 - 1
+      {"fingerprint", "\"0x1f\""},
+      {"fingerprint", "\"12zz\""},
+      {"fingerprint", "\"00000000000000001\""},  // 17 digits
+      {"fingerprint", "17"},
+      {"path", "3"},
+  };
+  for (const auto& [field, value] : damaged) {
+    error.clear();
+    EXPECT_FALSE(parse_checkpoint(entry(field, value), error)) << field << "=" << value;
+    EXPECT_NE(error.find("not a valid checkpoint"), std::string::npos) << error;
+    EXPECT_NE(error.find(field), std::string::npos) << error;
+  }
+  for (std::string_view text : {"", "[]", "3", "{}", "{\"version\":1}", "{\"version\":1,\"files\":{}}",
+                                "{\"version\":1,\"files\":[3]}", "{\"version\":1,\"files\":[{}]}"}) {
+    error.clear();
+    EXPECT_FALSE(parse_checkpoint(text, error)) << text;
+    EXPECT_FALSE(error.empty()) << text;
+  }
+  for (std::string_view text : {"{\"version\":2,\"files\":[]}", "{\"version\":1e300,\"files\":[]}",
+                                "{\"version\":\"1\",\"files\":[]}"}) {
+    error.clear();
+    EXPECT_FALSE(parse_checkpoint(text, error)) << text;
+    EXPECT_NE(error.find("unknown checkpoint version"), std::string::npos) << error;
+  }
+}
+
 TEST(CheckpointTracker, AfterDetachEveryChangeIsWrittenAtOnce) {
   test::TempDir dir;
   const std::string path = dir / "cp.json";
