@@ -10,9 +10,9 @@
 // below, and hands the pointer back (done()). Each json:: function states the
 // room it needs; callers reserve the sum first, so nothing can overflow.
 //
-// The string is grown in chunks with resize() (its zero-fill touches a few KiB
-// just before the writes land there) and trimmed to the written size by
-// finish() or the destructor; in between, out.size() is meaningless.
+// The string is grown in chunks of a few KiB without zero-filling them
+// (encoding::grow_for_overwrite) and trimmed to the written size by finish()
+// or the destructor; in between, out.size() is meaningless.
 #include <array>
 #include <charconv>
 #include <cstdint>
