@@ -1,10 +1,11 @@
 // libFuzzer target: arbitrary bytes -> OTLP/protobuf decoders -> Elasticsearch bulk encoder.
-// Byte 0 picks the encoder and decoder options, the rest is the request (decoded as logs,
-// traces and metrics). Whatever decodes must encode to valid bulk NDJSON: every action and
-// document line one JSON object (simdjson), items back to back, one item per log record,
-// per span and per span event, every data point in a document or counted as rejected; the
-// same encoder gives the same bytes again (scratch reuse), and shared action lines give the
-// same NDJSON as inline ones.
+// Byte 0 picks the encoder and decoder options (bit 5: bodymap mode), the rest is the
+// request (decoded as logs, traces and metrics). Whatever decodes must encode to valid bulk NDJSON: every
+// action and document line one JSON object (simdjson), items back to back, one item per log record, per span
+// and per span event, every data point in a document or counted as rejected; the same encoder gives the same
+// bytes again (scratch reuse), and shared action lines give the same NDJSON as inline ones. In bodymap mode:
+// one item per map body (or a counted bad data_stream.type), every other record, span and data point counted
+// as rejected.
 #include <simdjson.h>
 
 #include <cstdint>
@@ -85,13 +86,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   if (flags & 4) config.traces_index = "traces-static";
   if (flags & 8) config.metrics_index = "metrics-static";
   config.logs_dynamic_id = flags & 16;
+  const bool bodymap = flags & 32;
+  if (bodymap) config.mode = tern::encoding::es::MappingMode::BodyMap;
+  using tern::encoding::EncodeReject;
+  const auto rejected = [](const EncodedBatch& b, EncodeReject r) {
+    return b.stats.rejected[std::size_t(r)];
+  };
 
   if (LogsData logs; !tern::otlp::decode_logs_proto(in, logs, opt)) {
     const EncodedBatch b = encode_checked(logs, config, &Encoder::encode_logs);
-    std::size_t records = 0;
+    std::size_t records = 0, maps = 0;
     for (const auto& rl : logs.resource_logs)
-      for (const auto& sl : rl.scope_logs) records += sl.log_records.size();
-    require(b.size() == records, "not one item per log record");
+      for (const auto& sl : rl.scope_logs) {
+        records += sl.log_records.size();
+        for (const auto& r : sl.log_records) maps += r.body.kind == ValueKind::KvList;
+      }
+    if (bodymap) {  // one item per map body, unless its data_stream.type is refused
+      require(rejected(b, EncodeReject::BodyNotMap) == records - maps, "non-map bodies not counted");
+      require(b.size() + rejected(b, EncodeReject::BadDataStreamType) == maps, "map bodies lost");
+      require(b.stats.total_rejected() == records - b.size(), "log records lost without a reject count");
+    } else {
+      require(b.size() == records, "not one item per log record");
+    }
   }
   if (TracesData traces; !tern::otlp::decode_traces_proto(in, traces, opt)) {
     const EncodedBatch b = encode_checked(traces, config, &Encoder::encode_traces);
@@ -99,7 +115,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     for (const auto& rs : traces.resource_spans)
       for (const auto& ss : rs.scope_spans)
         for (const auto& s : ss.spans) docs += 1 + s.events.size();
-    require(b.size() == docs, "not one item per span and span event");
+    if (bodymap) {
+      std::size_t spans = 0;
+      for (const auto& rs : traces.resource_spans)
+        for (const auto& ss : rs.scope_spans) spans += ss.spans.size();
+      require(b.empty() && rejected(b, EncodeReject::UnsupportedMode) == spans, "bodymap encoded spans");
+    } else {
+      require(b.size() == docs, "not one item per span and span event");
+    }
   }
   if (MetricsData metrics; !tern::otlp::decode_metrics_proto(in, metrics, opt)) {
     const EncodedBatch b = encode_checked(metrics, config, &Encoder::encode_metrics);
@@ -107,7 +130,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     for (const auto& rm : metrics.resource_metrics)
       for (const auto& sm : rm.scope_metrics)
         for (const auto& m : sm.metrics) points += m.type == MetricType::Empty ? 1 : m.point_count();
-    require(b.event_count() + b.stats.total_rejected() == points, "data points lost without a reject count");
+    if (bodymap)
+      require(b.empty() && rejected(b, EncodeReject::UnsupportedMode) == metrics.data_point_count(),
+              "bodymap encoded data points");
+    else
+      require(b.event_count() + b.stats.total_rejected() == points,
+              "data points lost without a reject count");
   }
   return 0;
 }

@@ -149,7 +149,8 @@ bool write_all(const std::string& path, const std::string& data) {
   return !f.fail();
 }
 
-int run(const Args& a) {
+int run(Args a) {
+  a.write.es.mode = *encoding::es::parse_mapping_mode(a.mapping);  // CLI11 checked the name
   Batch batch{.signal = *pdata::parse_signal(a.signal), .logs = {}, .traces = {}, .metrics = {}};
   std::string in;
   if (!read_all(a.input, in)) return fail("cannot read " + (a.input == "-" ? "stdin" : a.input));
@@ -176,8 +177,9 @@ const RegisterCommand kConvertCommand{
       cmd->add_option("--to", args->to, "Output encoding")->required()->check(CLI::IsMember(keys(writers())));
       cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin)");
       cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
-      cmd->add_option("--mapping", args->mapping, "es-bulk mapping mode")
-          ->check(CLI::IsMember({"otel"}))
+      cmd->add_option("--mapping", args->mapping,
+                      "es-bulk mapping mode: otel, or bodymap (logs only: a map body is the document)")
+          ->check(CLI::IsMember({"otel", "bodymap"}))
           ->capture_default_str();
       cmd->add_option("--logs-index", args->write.es.logs_index,
                       "es-bulk: static index for logs (default: routed)");

@@ -510,7 +510,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
   decode_tls(ctx, r, c.tls);
   {
     MapReader m(ctx, r.get("mapping"), r.sub_path("mapping"));
-    m.choice("mode", c.mapping_mode, {{"otel", std::string("otel")}});
+    m.choice("mode", c.mapping_mode, {{"otel", std::string("otel")}, {"bodymap", std::string("bodymap")}});
   }
   r.str("logs_index", c.logs_index);
   r.str("metrics_index", c.metrics_index);
@@ -643,7 +643,19 @@ struct Defined {
   YAML::Mark mark;
   std::vector<Signal> signals;
   bool used = false;
+  std::string signals_note;  // why a component handles fewer signals than its type
 };
+
+// A component whose settings narrow the signals its type handles.
+template <class C>
+void narrow_signals(const C&, Defined&) {}
+void narrow_signals(const Exporter& e, Defined& d) {
+  const auto* es = std::get_if<ElasticsearchExporterConfig>(&e.settings);
+  if (es && es->mapping_mode == "bodymap") {
+    d.signals = {Signal::kLogs};
+    d.signals_note = ": mapping.mode bodymap encodes logs only";
+  }
+}
 
 // Decodes one of receivers/processors/exporters/extensions into `out`.
 template <class C>
@@ -672,7 +684,9 @@ std::map<std::string, Defined> decode_section(Ctx& ctx, MapReader& top, const ch
     }
     MapReader r(ctx, e.value, std::string(section) + "." + e.key);
     t->decode(ctx, r, at, comp.settings);
-    defined[e.key] = {at, t->signals, false};
+    Defined d{at, t->signals, false, {}};
+    narrow_signals(comp, d);
+    defined[e.key] = std::move(d);
     out.push_back(std::move(comp));
   }
   return defined;
@@ -704,8 +718,8 @@ void decode_refs(Ctx& ctx, MapReader& p, const char* key, const char* kind, cons
     }
     d->second.used = true;
     if (std::find(d->second.signals.begin(), d->second.signals.end(), signal) == d->second.signals.end()) {
-      ctx.error(item.Mark(), fmt::format("{} \"{}\" does not support {} (pipeline \"{}\")", kind, *id,
-                                         signal_name(signal), pipeline));
+      ctx.error(item.Mark(), fmt::format("{} \"{}\" does not support {} (pipeline \"{}\"){}", kind, *id,
+                                         signal_name(signal), pipeline, d->second.signals_note));
     }
   }
 }

@@ -19,6 +19,8 @@ enum class EncodeReject : std::uint8_t {
   BadHistogram,         // bucket counts/bounds shape does not match
   EmptyMetric,          // metric with no data kind set
   UnsupportedMode,      // the configured mapping mode cannot encode this signal
+  BodyNotMap,           // bodymap mode: a log record whose body is not a map has no document
+  BadDataStreamType,    // bodymap mode: `data_stream.type` is neither "logs" nor "metrics"
   kCount
 };
 
@@ -30,6 +32,10 @@ constexpr const char* to_string(EncodeReject r) {
     case EncodeReject::BadHistogram: return "bad_histogram";
     case EncodeReject::EmptyMetric: return "empty_metric";
     case EncodeReject::UnsupportedMode: return "unsupported_mode";
+    case EncodeReject::BodyNotMap:
+      return "body_not_map";
+    case EncodeReject::BadDataStreamType:
+      return "bad_data_stream_type";
     case EncodeReject::kCount: break;
   }
   return "unknown";

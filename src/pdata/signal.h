@@ -7,6 +7,19 @@ namespace tern::pdata {
 
 enum class Signal { Logs, Traces, Metrics };
 
+// What one event of the signal is called in messages: "log records", "spans", "data points".
+constexpr std::string_view item_name(Signal s) {
+  switch (s) {
+    case Signal::Logs:
+      return "log records";
+    case Signal::Traces:
+      return "spans";
+    case Signal::Metrics:
+      return "data points";
+  }
+  return "items";
+}
+
 constexpr std::string_view to_string(Signal s) {
   switch (s) {
     case Signal::Logs: return "logs";

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <atomic>
 #include <thread>
 #include <unordered_map>
@@ -29,6 +30,7 @@ EncoderConfig encoder_config(const config::ElasticsearchExporterConfig& c) {
   e.metrics_index = c.metrics_index;
   e.traces_index = c.traces_index;
   e.logs_dynamic_id = c.logs_dynamic_id;
+  e.mode = encoding::es::parse_mapping_mode(c.mapping_mode).value_or(encoding::es::MappingMode::Otel);
   // Batches waiting in the memory queue hold each distinct action line once (the sender
   // writes it before each of its documents): ~12 % less memory per log record. With gzip
   // the sender gathers the pieces into blocks for deflate anyway (+0.03 CPU-µs per event);
@@ -173,7 +175,18 @@ class ElasticsearchStage final : public ExporterStage {
         enc.encode_metrics(*static_cast<const pdata::MetricsData*>(batch), out);
         break;
     }
-    if (const auto n = out.stats.total_rejected()) encode_rejected_.fetch_add(n, std::memory_order_relaxed);
+    if (const auto n = out.stats.total_rejected()) {
+      encode_rejected_.fetch_add(n, std::memory_order_relaxed);
+      // Once per reason, so that a mistake (e.g. text bodies under mapping.mode bodymap)
+      // is seen in the log, not only in a counter; afterwards the counter tells.
+      for (std::size_t r = 0; r < out.stats.rejected.size(); ++r)
+        if (out.stats.rejected[r] && !reject_logged_[r].exchange(true, std::memory_order_relaxed))
+          spdlog::warn(
+              "exporter {}: {} {} not encoded ({}); further ones are counted in "
+              "tern_exporter_encode_rejected_total",
+              id_, out.stats.rejected[r], pdata::item_name(s),
+              encoding::to_string(static_cast<encoding::EncodeReject>(r)));
+    }
   }
 
   template <class Data>
@@ -254,6 +267,7 @@ class ElasticsearchStage final : public ExporterStage {
   std::unique_ptr<DiskSpool> disk_;  // sending_queue.type: disk; destroyed after the senders
   std::atomic<bool> stopped_{false};
   std::atomic<std::uint64_t> encode_rejected_{0};
+  std::array<std::atomic<bool>, static_cast<std::size_t>(encoding::EncodeReject::kCount)> reject_logged_{};
 };
 
 }  // namespace

@@ -29,17 +29,7 @@ constexpr unsigned kConsumers = 4;
 constexpr std::chrono::milliseconds kInitialBackoff{100};
 constexpr std::chrono::milliseconds kMaxBackoff{30'000};
 
-const char* item_name(pdata::Signal s) {
-  switch (s) {
-    case pdata::Signal::Logs:
-      return "log records";
-    case pdata::Signal::Traces:
-      return "spans";
-    case pdata::Signal::Metrics:
-      return "data points";
-  }
-  return "items";
-}
+using pdata::item_name;
 
 // gRPC codes the OTLP spec calls retryable. RESOURCE_EXHAUSTED only with RetryInfo, as
 // the spec says: with it, it is a server's back-pressure (Tern's receiver always sends

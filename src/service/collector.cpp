@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "encoding/elasticsearch/encoder.h"
 #include "net/http_server.h"
 #include "pipeline/debug_stage.h"
 #include "pipeline/elasticsearch_stage.h"
@@ -83,9 +84,9 @@ struct Collector::Impl {
     if (!c) throw BuildError("exporter \"" + id + "\" is not defined");
     std::shared_ptr<pipeline::ExporterStage> stage;
     if (const auto* es = std::get_if<config::ElasticsearchExporterConfig>(&c->settings)) {
-      if (es->mapping_mode != "otel")
+      if (!encoding::es::parse_mapping_mode(es->mapping_mode))
         throw BuildError("exporter \"" + id + "\": mapping.mode \"" + es->mapping_mode +
-                         "\" is not supported (otel)");
+                         "\" is not supported (otel, bodymap)");
       try {
         stage = pipeline::make_elasticsearch_stage(id, *es, batch);
       } catch (const std::exception& e) {  // e.g. a disk queue directory that cannot be used

@@ -116,6 +116,29 @@ TEST_F(Convert, EsBulkReportsRejectsOnStderr) {
   EXPECT_NE(r.err.find("1 rejected (cumulative_histogram)"), std::string::npos) << r.err;
 }
 
+TEST_F(Convert, EsBulkBodyMapWritesTheMapBodiesAsDocuments) {
+  constexpr std::string_view in =
+      R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[)"
+      R"({"body":{"kvlistValue":{"values":[{"key":"@timestamp","value":{"stringValue":"2024-03-12T20:00:41Z"}},)"
+      R"({"key":"http.status","value":{"intValue":"200"}}]}}},)"
+      R"({"body":{"stringValue":"a text body has no document"}}]}]}]})";
+  auto r = convert("--signal logs --from otlp-json --to es-bulk --mapping bodymap", in);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "{\"create\":{\"_index\":\"logs-generic-default\"}}\n"
+            "{\"@timestamp\":\"2024-03-12T20:00:41Z\",\"http.status\":200}\n");
+  EXPECT_NE(r.err.find("1 rejected (body_not_map)"), std::string::npos) << r.err;
+
+  r = convert("--signal traces --from otlp-json --to es-bulk --mapping bodymap", kTraces);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("1 rejected (unsupported_mode)"), std::string::npos) << r.err;
+
+  r = convert("--signal logs --from otlp-json --to es-bulk --mapping ecs", in);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--mapping"), std::string::npos) << r.err;
+}
+
 TEST_F(Convert, BadInputIsAClearErrorAndNonZeroExit) {
   auto r = convert("--signal logs --from otlp-proto --to otlp-json", "garbage\n");
   EXPECT_EQ(r.exit_code, 1);

@@ -769,6 +769,43 @@ service:
           "t.yaml:10:3: warning: exporter \"elasticsearch\" is defined but not used in any pipeline"));
 }
 
+TEST(Problems, BodyMapExportersTakeLogsOnly) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols: {grpc: }
+exporters:
+  elasticsearch:
+    endpoint: http://x:9200
+    mapping: {mode: bodymap}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch]}
+    traces: {receivers: [otlp], exporters: [elasticsearch]}
+    metrics: {receivers: [otlp], exporters: [elasticsearch]}
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre("t.yaml:11:45: error: exporter \"elasticsearch\" does not support traces (pipeline "
+                  "\"traces\"): mapping.mode bodymap encodes logs only",
+                  "t.yaml:12:46: error: exporter \"elasticsearch\" does not support metrics (pipeline "
+                  "\"metrics\"): mapping.mode bodymap encodes logs only"));
+  r = load(R"(
+receivers:
+  otlp:
+    protocols: {grpc: }
+exporters:
+  elasticsearch:
+    endpoint: http://x:9200
+    mapping: {mode: bodymap}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_mode, "bodymap");
+}
+
 TEST(Problems, UnusedComponentsAreWarningsOnly) {
   auto r = load(R"(
 receivers:
@@ -917,7 +954,7 @@ extensions:
           "t.yaml:41:16: error: exporters.elasticsearch/3: endpoint or endpoints must not be empty",
           "t.yaml:43:14: error: exporters.elasticsearch/3: set user/password or api_key, not both",
           "t.yaml:44:21: error: exporters.elasticsearch/3.mapping.mode: invalid value \"ecs\" (expected one "
-          "of: otel)",
+          "of: otel, bodymap)",
           "t.yaml:45:92: error: exporters.elasticsearch/3.sending_queue: segment_size must not be larger "
           "than max_size",
           "t.yaml:46:36: error: exporters.elasticsearch/3.sending_queue: sync_interval must be greater than "

@@ -242,6 +242,75 @@ TEST_F(CollectorTest, HealthCheckAndInternalMetrics) {
   EXPECT_EQ(after.call("GET", "/").status, 0) << "the extension stops with the collector";
 }
 
+// mapping.mode bodymap: map bodies are indexed as the documents themselves, other records
+// are counted as not encoded (and their requests still settle), for both encoding places.
+TEST_F(CollectorTest, BodyMapIndexesMapBodiesAndCountsTheRest) {
+  for (const char* encoding : {"early", "late"}) {
+    SCOPED_TRACE(encoding);
+    start_sink();
+    start_collector(R"(
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:0
+exporters:
+  elasticsearch:
+    endpoints: [http://127.0.0.1:)" +
+                    std::to_string(sink_port_) + R"(]
+    encoding: )" + encoding +
+                    R"(
+    mapping:
+      mode: bodymap
+    flush:
+      interval: 20ms
+service:
+  telemetry:
+    metrics:
+      address: 127.0.0.1:0
+  pipelines:
+    logs:
+      receivers: [otlp]
+      exporters: [elasticsearch]
+)");
+    std::string maps = R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[)";
+    for (int i = 0; i < 5; ++i)
+      maps +=
+          std::string(i ? "," : "") +
+          R"({"attributes":[{"key":"data_stream.dataset","value":{"stringValue":"app"}}],"body":{"kvlistValue":{"values":[)"
+          R"({"key":"@timestamp","value":{"stringValue":"2024-03-12T20:00:41Z"}},{"key":"n","value":{"intValue":")" +
+          std::to_string(i) + R"("}}]}}},{"body":{"stringValue":"text"}})";
+    maps += "]}]}]}";
+    EXPECT_EQ(post("/v1/logs", maps, "application/json").status, 200);
+    EXPECT_EQ(post("/v1/logs", logs_json(3, 0), "application/json").status, 200);  // text bodies only
+    // 5 + 3 text bodies, counted once encoded (late encoding: when the sender takes them).
+    HttpClient metrics(collector_->metrics_port());
+    const std::string rejected = "tern_exporter_encode_rejected_total{exporter=\"elasticsearch\"} 8\n";
+    std::string body;
+    for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+         std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(std::chrono::milliseconds(20)))
+      if ((body = metrics.call("GET", "/metrics").body).find(rejected) != std::string::npos) break;
+    EXPECT_NE(body.find(rejected), std::string::npos) << body;
+    collector_->shutdown(std::chrono::seconds(10));
+    EXPECT_EQ(sink_->count("logs-app-default"), 5);
+    EXPECT_EQ(sink_->count("logs-*"), 5);
+    std::set<std::int64_t> seen;
+    simdjson::dom::parser parser;
+    for (const auto& line : dump_lines()) {
+      simdjson::dom::element doc;
+      ASSERT_EQ(parser.parse(line).get(doc), simdjson::SUCCESS) << line;
+      simdjson::dom::object source;
+      ASSERT_EQ(doc["_source"].get(source), simdjson::SUCCESS) << line;
+      EXPECT_EQ(source.size(), 2u) << "the body map and nothing else: " << line;
+      EXPECT_EQ(source["@timestamp"].get_string().value(), "2024-03-12T20:00:41Z");
+      seen.insert(source["n"].get_int64().value());
+    }
+    EXPECT_EQ(seen, (std::set<std::int64_t>{0, 1, 2, 3, 4}));
+    collector_.reset();
+    sink_.reset();
+  }
+}
+
 // filelog's max_batch_lines reaches the receiver: 95 lines in batches of at most 10.
 TEST_F(CollectorTest, FilelogBatchesFollowMaxBatchLines) {
   start_sink();

@@ -449,8 +449,11 @@ std::string_view receiver_from_scope_name(std::string_view name) {
 void sanitize_dataset(std::string_view in, std::string& out) { sanitize(in, out, true, 95); }
 void sanitize_namespace(std::string_view in, std::string& out) { sanitize(in, out, false, 100); }
 
-void resolve_route(std::string_view static_index, std::string_view type, const Attributes* record,
-                   const pdata::InstrumentationScope& scope, const Attributes& resource, Route& out) {
+namespace {
+// resolve_route, with the ".otel" dataset suffix of otel mode or without it (bodymap).
+void resolve_route_in(std::string_view static_index, std::string_view type, const Attributes* record,
+                      const pdata::InstrumentationScope& scope, const Attributes& resource, bool otel_suffix,
+                      Route& out) {
   out.type = type;
   if (!static_index.empty()) {
     out.data_stream = false;
@@ -470,10 +473,39 @@ void resolve_route(std::string_view static_index, std::string_view type, const A
   std::string_view ns = lookup(record, scope.attributes, resource, "data_stream.namespace");
   if (ns.empty()) ns = "default";
   sanitize_dataset(dataset, out.dataset);
-  out.dataset.append(".otel");
+  if (otel_suffix) out.dataset.append(".otel");
   sanitize_namespace(ns, out.ns);
   out.index.clear();
   out.index.append(type).append("-").append(out.dataset).append("-").append(out.ns);
+}
+
+// Bodymap routing: a data stream's type comes from `data_stream.type` (record, scope,
+// resource; "logs" when absent) and may only be "logs" or "metrics": false otherwise. A
+// static or an explicit index takes no type, as in otel mode.
+bool resolve_bodymap_route(std::string_view static_index, const Attributes* record,
+                           const pdata::InstrumentationScope& scope, const Attributes& resource, Route& out) {
+  std::string_view type = "logs";
+  if (static_index.empty() && lookup(record, scope.attributes, resource, "elasticsearch.index").empty()) {
+    const std::string_view named = lookup(record, scope.attributes, resource, "data_stream.type");
+    if (named == "metrics")
+      type = "metrics";  // the literal: Route::type must outlive the record
+    else if (!named.empty() && named != "logs")
+      return false;
+  }
+  resolve_route_in(static_index, type, record, scope, resource, false, out);
+  return true;
+}
+}  // namespace
+
+void resolve_route(std::string_view static_index, std::string_view type, const Attributes* record,
+                   const pdata::InstrumentationScope& scope, const Attributes& resource, Route& out) {
+  resolve_route_in(static_index, type, record, scope, resource, true, out);
+}
+
+std::optional<MappingMode> parse_mapping_mode(std::string_view name) {
+  if (name == "otel") return MappingMode::Otel;
+  if (name == "bodymap") return MappingMode::BodyMap;
+  return std::nullopt;
 }
 
 // ---- Encoder ----------------------------------------------------------------
@@ -773,8 +805,51 @@ void Encoder::encode_logs(const pdata::LogsData& logs, EncodedBatch& out) {
   const std::size_t units = logs.record_count(), start_bytes = out.data.size();
   log_size_.reserve(out.data, units);
   out.items.reserve(out.items.size() + units);  // one document per record
-  encode_logs_into(logs, out);
+  if (config_.mode == MappingMode::BodyMap)
+    encode_logs_bodymap(logs, out);
+  else
+    encode_logs_into(logs, out);
   log_size_.learn(out.data.size() - start_bytes, units);
+}
+
+void Encoder::encode_logs_bodymap(const pdata::LogsData& logs, EncodedBatch& out) {
+  JsonWriter w(out.data);
+  begin_output();
+  for (const auto& rl : logs.resource_logs) {
+    for (const auto& sl : rl.scope_logs) {
+      // The scope's route, for the records without routing attributes of their own.
+      const bool scope_ok = resolve_bodymap_route(config_.logs_index, nullptr, sl.scope,
+                                                  rl.resource.attributes, scope_route_.route);
+      if (scope_ok) scope_route_.build();
+      for (const auto& r : sl.log_records) {
+        if (r.body.kind != ValueKind::KvList) {
+          out.stats.count(EncodeReject::BodyNotMap);
+          continue;
+        }
+        const Route* route = &scope_route_.route;
+        bool ok = scope_ok;
+        if (config_.logs_index.empty() &&
+            (has_routing_key(r.attributes) || pdata::find_attribute(r.attributes, "data_stream.type"))) {
+          ok = resolve_bodymap_route(config_.logs_index, &r.attributes, sl.scope, rl.resource.attributes,
+                                     route_);
+          route = &route_;
+        }
+        if (!ok) {
+          out.stats.count(EncodeReject::BadDataStreamType);
+          continue;
+        }
+        std::string_view id;
+        if (config_.logs_dynamic_id)
+          if (auto* v = find_string(&r.attributes, "elasticsearch.document_id")) id = v->string_value;
+        const std::size_t start = w.size();
+        const SharedAction shared = write_action(w, *route, id, {});
+        const std::size_t action_end = w.size();
+        write_kvlist(w, r.body.kvlist, 1);  // the document: the map, keys as they are
+        w.put('\n');
+        push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
+      }
+    }
+  }
 }
 
 void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
@@ -903,6 +978,10 @@ char* write_kind(char* d, pdata::SpanKind k) {
 
 void Encoder::encode_traces(const pdata::TracesData& traces, EncodedBatch& out) {
   const std::size_t units = traces.span_count(), start_bytes = out.data.size();
+  if (config_.mode == MappingMode::BodyMap) {  // logs only
+    out.stats.count(EncodeReject::UnsupportedMode, units);
+    return;
+  }
   span_size_.reserve(out.data, units);
   encode_traces_into(traces, out);
   span_size_.learn(out.data.size() - start_bytes, units);
@@ -1026,6 +1105,10 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
 
 void Encoder::encode_metrics(const pdata::MetricsData& metrics, EncodedBatch& out) {
   const std::size_t units = metrics.data_point_count(), start_bytes = out.data.size();
+  if (config_.mode == MappingMode::BodyMap) {  // logs only
+    out.stats.count(EncodeReject::UnsupportedMode, units);
+    return;
+  }
   point_size_.reserve(out.data, units);
   encode_metrics_into(metrics, out);
   point_size_.learn(out.data.size() - start_bytes, units);

@@ -1,12 +1,14 @@
 #pragma once
-// Elasticsearch bulk encoder, "otel" mapping mode (contract:
-// shared/spec/elasticsearch-otel-mode.md, summarized in docs/elasticsearch-mapping.md).
+// Elasticsearch bulk encoder: the "otel" mapping mode (contract:
+// shared/spec/elasticsearch-otel-mode.md, summarized in docs/elasticsearch-mapping.md) and
+// the logs-only "bodymap" mode (MappingMode below).
 //
 // Writes action line + document line per item straight from pdata into an
 // EncodedBatch: no document tree, no sorting, no de-dotting. One Encoder per
 // thread; it owns reusable scratch so steady-state encoding allocates nothing
 // (reuse the EncodedBatch after clear()).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +22,16 @@ namespace tern::encoding::es {
 
 class JsonWriter;
 
-enum class MappingMode : std::uint8_t { Otel };
+// How documents are shaped (`mapping.mode`, as the OpenTelemetry Collector names them).
+//  - Otel: the OTel-native documents of the spec, for every signal.
+//  - BodyMap: logs only; a record's body, which must be a map, *is* the document (keys
+//    verbatim, nothing added). Routing as in otel mode but without the ".otel" dataset
+//    suffix, and `data_stream.type` ("logs" or "metrics") may send a record to a metrics
+//    data stream. Records with another body, and spans and data points, are rejected
+//    (counted per reason, never sent).
+enum class MappingMode : std::uint8_t { Otel, BodyMap };
+// "otel" | "bodymap"; nullopt for any other name.
+std::optional<MappingMode> parse_mapping_mode(std::string_view name);
 
 struct EncoderConfig {
   std::string logs_index;        // static index for logs and span events (empty: route)
@@ -108,6 +119,7 @@ class Encoder {
   void begin_output();  // a new output: no action line of it can be shared yet
   void write_data_stream(JsonWriter& w, const Route& r);
   void encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out);
+  void encode_logs_bodymap(const pdata::LogsData& logs, EncodedBatch& out);
   void encode_traces_into(const pdata::TracesData& traces, EncodedBatch& out);
   void encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out);
   void write_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, bool metrics_mode,

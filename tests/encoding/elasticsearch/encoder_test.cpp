@@ -4,23 +4,6 @@
 namespace tern::encoding::es::test {
 namespace {
 
-struct LogsFixture {
-  LogsData d;
-  ResourceLogs* rl;
-  ScopeLogs* sl;
-  LogsFixture() {
-    rl = &d.resource_logs.emplace_back(d.arena);
-    sl = &rl->scope_logs.emplace_back(d.arena);
-  }
-  LogRecord& add() { return sl->log_records.emplace_back(d.arena); }
-  EncodedBatch encode(EncoderConfig cfg = {}) {
-    EncodedBatch b;
-    Encoder(cfg).encode_logs(d, b);
-    expect_valid(b);
-    return b;
-  }
-};
-
 TEST(EsLogs, WorkedExample1ExactBytes) {
   LogsFixture f;
   f.add().body = s(f.d.arena, "foo");

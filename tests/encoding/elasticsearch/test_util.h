@@ -36,7 +36,7 @@ inline AnyValue array(const Arena& a, std::initializer_list<AnyValue> items) {
   return AnyValue::make_array(l);
 }
 
-// Every line of every item must be valid JSON (simdjson); returns the item count.
+// Every line of every item must be valid JSON (simdjson).
 inline void expect_valid(const EncodedBatch& b) {
   simdjson::dom::parser parser;
   std::size_t expect_offset = 0;
@@ -61,6 +61,24 @@ inline void expect_valid(const EncodedBatch& b) {
   }
   ASSERT_EQ(expect_offset, b.data.size());
 }
+
+// One resource with one scope; add() appends a record to it.
+struct LogsFixture {
+  LogsData d;
+  ResourceLogs* rl;
+  ScopeLogs* sl;
+  LogsFixture() {
+    rl = &d.resource_logs.emplace_back(d.arena);
+    sl = &rl->scope_logs.emplace_back(d.arena);
+  }
+  LogRecord& add() { return sl->log_records.emplace_back(d.arena); }
+  EncodedBatch encode(EncoderConfig cfg = {}) {
+    EncodedBatch b;
+    Encoder(cfg).encode_logs(d, b);
+    expect_valid(b);
+    return b;
+  }
+};
 
 // `shared` (encoded with share_action_lines) is `plain` (encoded without) item for item,
 // in no more bytes; items copied out of it (retries, splits) are inline again.

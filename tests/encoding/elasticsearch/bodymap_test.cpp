@@ -1,0 +1,155 @@
+// The bodymap mapping mode: a log record's map body is the document, as the OpenTelemetry
+// Collector's `mapping.mode: bodymap` writes it; everything else is rejected and counted.
+#include "test_util.h"
+
+namespace tern::encoding::es::test {
+namespace {
+
+EncoderConfig bodymap(std::string logs_index = {}) {
+  EncoderConfig c = config(std::move(logs_index));
+  c.mode = MappingMode::BodyMap;
+  return c;
+}
+
+std::uint64_t rejected(const EncodedBatch& b, EncodeReject r) { return b.stats.rejected[std::size_t(r)]; }
+
+TEST(EsBodyMap, ParsesItsName) {
+  EXPECT_EQ(parse_mapping_mode("otel"), MappingMode::Otel);
+  EXPECT_EQ(parse_mapping_mode("bodymap"), MappingMode::BodyMap);
+  EXPECT_FALSE(parse_mapping_mode("BodyMap"));
+  EXPECT_FALSE(parse_mapping_mode("ecs"));
+  EXPECT_FALSE(parse_mapping_mode(""));
+}
+
+TEST(EsBodyMap, TheMapBodyIsTheDocumentExactly) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.rl->resource.attributes.push_back(kv(a, "service.name", s(a, "svc")));  // not in the document
+  auto& r = f.add();
+  r.time_unix_nano = 1721314113467654123ull;
+  r.severity_text = "INFO";
+  r.attributes.push_back(kv(a, "attr", s(a, "not in the document")));
+  r.body =
+      kvlist(a, {kv(a, "@timestamp", s(a, "2024-03-12T20:00:41.123456789Z")),
+                 kv(a, "id", AnyValue::integer(1)), kv(a, "key.a", s(a, "dotted keys stay as they are")),
+                 kv(a, "pi", AnyValue::dbl(3.14)), kv(a, "ok", AnyValue::boolean(true)),
+                 kv(a, "nested", kvlist(a, {kv(a, "list", array(a, {AnyValue::integer(1), s(a, "two")}))})),
+                 kv(a, "q\"uote\n", s(a, "line\nbreak"))});
+  auto b = f.encode(bodymap());
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b.action(0), "{\"create\":{\"_index\":\"logs-generic-default\"}}\n");
+  EXPECT_EQ(
+      doc_text(b, 0),
+      R"({"@timestamp":"2024-03-12T20:00:41.123456789Z","id":1,"key.a":"dotted keys stay as they are","pi":3.14,"ok":true,"nested":{"list":[1,"two"]},"q\"uote\n":"line\nbreak"})");
+  EXPECT_EQ(b.items[0].events, 1u);
+  EXPECT_EQ(b.stats.total_rejected(), 0u);
+}
+
+TEST(EsBodyMap, RecordsWithoutAMapBodyAreRejectedAndCounted) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.add().body = s(a, "a text body");
+  f.add().body = kvlist(a, {});  // an empty map is a map: the document is {}
+  f.add();                       // no body
+  f.add().body = array(a, {kvlist(a, {kv(a, "k", AnyValue::integer(1))})});
+  f.add().body = AnyValue::integer(7);
+  f.add().body = kvlist(a, {kv(a, "k", AnyValue::integer(2))});
+  auto b = f.encode(bodymap());
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(doc_text(b, 0), "{}");
+  EXPECT_EQ(doc_text(b, 1), R"({"k":2})");
+  EXPECT_EQ(rejected(b, EncodeReject::BodyNotMap), 4u);
+  EXPECT_EQ(b.stats.total_rejected(), 4u);
+}
+
+TEST(EsBodyMap, RoutesWithoutTheOtelSuffixAndHonoursDataStreamType) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.sl->scope.attributes.push_back(kv(a, "data_stream.dataset", s(a, "Nginx.Access")));
+  const auto body = kvlist(a, {kv(a, "m", AnyValue::integer(1))});
+  f.add().body = body;  // the scope's route
+  auto& metrics = f.add();
+  metrics.body = body;
+  metrics.attributes.push_back(kv(a, "data_stream.type", s(a, "metrics")));
+  metrics.attributes.push_back(kv(a, "data_stream.namespace", s(a, "prod")));
+  auto& logs = f.add();
+  logs.body = body;
+  logs.attributes.push_back(kv(a, "data_stream.type", s(a, "logs")));
+  auto& traces = f.add();  // neither logs nor metrics
+  traces.body = body;
+  traces.attributes.push_back(kv(a, "data_stream.type", s(a, "traces")));
+  auto& index = f.add();  // an explicit index takes no type
+  index.body = body;
+  index.attributes.push_back(kv(a, "data_stream.type", s(a, "traces")));
+  index.attributes.push_back(kv(a, "elasticsearch.index", s(a, "my-index")));
+  auto b = f.encode(bodymap());
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(b.action(0), "{\"create\":{\"_index\":\"logs-nginx.access-default\"}}\n");
+  EXPECT_EQ(b.action(1), "{\"create\":{\"_index\":\"metrics-nginx.access-prod\"}}\n");
+  EXPECT_EQ(b.action(2), "{\"create\":{\"_index\":\"logs-nginx.access-default\"}}\n");
+  EXPECT_EQ(b.action(3), "{\"create\":{\"_index\":\"my-index\"}}\n");
+  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_EQ(doc_text(b, i), R"({"m":1})");
+  EXPECT_EQ(rejected(b, EncodeReject::BadDataStreamType), 1u);
+
+  // A bad type at the scope rejects the scope's records, unless a record names its own.
+  f.sl->scope.attributes.push_back(kv(a, "data_stream.type", s(a, "profiles")));
+  b = f.encode(bodymap());
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(b.action(0), "{\"create\":{\"_index\":\"metrics-nginx.access-prod\"}}\n");
+  EXPECT_EQ(rejected(b, EncodeReject::BadDataStreamType), 2u);
+}
+
+TEST(EsBodyMap, StaticIndexDynamicIdAndSharedActionLines) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  for (int i = 0; i < 3; ++i) {
+    auto& r = f.add();
+    r.body = kvlist(a, {kv(a, "i", AnyValue::integer(i))});
+    r.attributes.push_back(kv(a, "data_stream.type", s(a, "ignored with a static index")));
+    if (i == 1) r.attributes.push_back(kv(a, "elasticsearch.document_id", s(a, "doc-1")));
+  }
+  auto cfg = bodymap("my-logs");
+  cfg.logs_dynamic_id = true;
+  auto plain = f.encode(cfg);
+  ASSERT_EQ(plain.size(), 3u);
+  EXPECT_EQ(plain.action(0), "{\"create\":{\"_index\":\"my-logs\"}}\n");
+  EXPECT_EQ(plain.action(1), "{\"create\":{\"_id\":\"doc-1\",\"_index\":\"my-logs\"}}\n");
+  EXPECT_EQ(doc_text(plain, 2), R"({"i":2})");
+  cfg.share_action_lines = true;
+  auto shared = f.encode(cfg);
+  expect_shared_equivalent(shared, plain);
+  EXPECT_TRUE(shared.items[2].shares_action());
+}
+
+TEST(EsBodyMap, SpansAndDataPointsAreUnsupportedAndCounted) {
+  Encoder enc(bodymap());
+  TracesData t;
+  auto& ss = t.resource_spans.emplace_back(t.arena).scope_spans.emplace_back(t.arena);
+  ss.spans.emplace_back(t.arena).events.emplace_back(t.arena);
+  ss.spans.emplace_back(t.arena);
+  EncodedBatch b;
+  enc.encode_traces(t, b);
+  EXPECT_TRUE(b.empty());
+  EXPECT_TRUE(b.data.empty());
+  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 2u);
+
+  MetricsData m;
+  auto& metric =
+      m.resource_metrics.emplace_back(m.arena).scope_metrics.emplace_back(m.arena).metrics.emplace_back(
+          m.arena);
+  metric.name = "g";
+  metric.type = MetricType::Gauge;
+  metric.number_points.emplace_back(m.arena);
+  metric.number_points.emplace_back(m.arena);
+  metric.number_points.emplace_back(m.arena);
+  b.clear();
+  enc.encode_metrics(m, b);
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 3u);
+  EXPECT_STREQ(to_string(EncodeReject::UnsupportedMode), "unsupported_mode");
+  EXPECT_STREQ(to_string(EncodeReject::BodyNotMap), "body_not_map");
+  EXPECT_STREQ(to_string(EncodeReject::BadDataStreamType), "bad_data_stream_type");
+}
+
+}  // namespace
+}  // namespace tern::encoding::es::test
