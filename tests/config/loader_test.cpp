@@ -770,7 +770,7 @@ service:
 }
 
 TEST(Problems, BodyMapExportersTakeLogsOnly) {
-  auto r = load(R"(
+  const std::string config = R"(
 receivers:
   otlp:
     protocols: {grpc: }
@@ -781,29 +781,18 @@ exporters:
 service:
   pipelines:
     logs: {receivers: [otlp], exporters: [elasticsearch]}
-    traces: {receivers: [otlp], exporters: [elasticsearch]}
-    metrics: {receivers: [otlp], exporters: [elasticsearch]}
-)");
+)";
+  auto r = load(config);
+  ASSERT_THAT(messages(r), IsEmpty());
+  EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_mode, "bodymap");
+  r = load(config + "    traces: {receivers: [otlp], exporters: [elasticsearch]}\n" +
+           "    metrics: {receivers: [otlp], exporters: [elasticsearch]}\n");
   EXPECT_THAT(
       messages(r),
       ElementsAre("t.yaml:11:45: error: exporter \"elasticsearch\" does not support traces (pipeline "
                   "\"traces\"): mapping.mode bodymap encodes logs only",
                   "t.yaml:12:46: error: exporter \"elasticsearch\" does not support metrics (pipeline "
                   "\"metrics\"): mapping.mode bodymap encodes logs only"));
-  r = load(R"(
-receivers:
-  otlp:
-    protocols: {grpc: }
-exporters:
-  elasticsearch:
-    endpoint: http://x:9200
-    mapping: {mode: bodymap}
-service:
-  pipelines:
-    logs: {receivers: [otlp], exporters: [elasticsearch]}
-)");
-  ASSERT_THAT(messages(r), IsEmpty());
-  EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_mode, "bodymap");
 }
 
 TEST(Problems, UnusedComponentsAreWarningsOnly) {
