@@ -123,24 +123,41 @@ void id(Json& doc, const char* key, const std::array<std::uint8_t, N>& v) {
   if (!is_zero(v)) doc[key] = hex(v.data(), N);
 }
 
+Json create(const es::Route& route, const Attributes& attrs, bool dynamic_id) {
+  const AnyValue* v = dynamic_id ? find_attribute(attrs, "elasticsearch.document_id") : nullptr;
+  if (!v || v->kind != ValueKind::String || v->string_value.empty()) return action(route);
+  Json c = Json::object();
+  c["_id"] = std::string(v->string_value);
+  c["_index"] = route.index;
+  return {{"create", c}};
+}
+
 }  // namespace
 
+void ObjModelEncoder::encode_logs_bodymap(const LogsData& logs, encoding::EncodedBatch& out) {
+  es::Route route;
+  for (const auto& rl : logs.resource_logs)
+    for (const auto& sl : rl.scope_logs)
+      for (const auto& r : sl.log_records) {
+        if (r.body.kind != ValueKind::KvList) {
+          out.stats.count(encoding::EncodeReject::BodyNotMap);
+        } else if (!es::resolve_bodymap_route(config_.logs_index, &r.attributes, sl.scope,
+                                              rl.resource.attributes, route)) {
+          out.stats.count(encoding::EncodeReject::BadDataStreamType);
+        } else {
+          append(out, create(route, r.attributes, config_.logs_dynamic_id), value(r.body), 1);
+        }
+      }
+}
+
 void ObjModelEncoder::encode_logs(const LogsData& logs, encoding::EncodedBatch& out) {
+  if (config_.mode == es::MappingMode::BodyMap) return encode_logs_bodymap(logs, out);
   es::Route route;
   for (const auto& rl : logs.resource_logs)
     for (const auto& sl : rl.scope_logs)
       for (const auto& r : sl.log_records) {
         es::resolve_route(config_.logs_index, "logs", &r.attributes, sl.scope, rl.resource.attributes, route);
-        Json act = action(route);
-        if (config_.logs_dynamic_id) {
-          const AnyValue* v = find_attribute(r.attributes, "elasticsearch.document_id");
-          if (v && v->kind == ValueKind::String && !v->string_value.empty()) {
-            Json c = Json::object();
-            c["_id"] = std::string(v->string_value);
-            c["_index"] = route.index;
-            act = {{"create", c}};
-          }
-        }
+        const Json act = create(route, r.attributes, config_.logs_dynamic_id);
         Json doc = Json::object();
         doc["@timestamp"] = ts_string(r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
         doc["observed_timestamp"] = ts_string(r.observed_time_unix_nano);

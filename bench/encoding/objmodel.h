@@ -2,7 +2,8 @@
 // Baseline "objmodel" encoder: the same otel-mode documents built as an
 // nlohmann::ordered_json tree per document, then dump()ed. Written plainly, the
 // way an intermediate-object-model exporter would. Covers the rules the
-// benchmark and the equivalence test use; geo merging is not implemented.
+// benchmark and the equivalence test use; geo merging is not implemented. With
+// MappingMode::BodyMap, logs are the bodymap documents (the map body as the tree).
 #include "encoding/elasticsearch/encoder.h"
 
 namespace tern::bench {
@@ -15,6 +16,7 @@ class ObjModelEncoder {
   void encode_metrics(const pdata::MetricsData& metrics, encoding::EncodedBatch& out);
 
  private:
+  void encode_logs_bodymap(const pdata::LogsData& logs, encoding::EncodedBatch& out);
   encoding::es::EncoderConfig config_;
 };
 

@@ -2,6 +2,7 @@
 // The benchmark workloads of ../shared/spec/benchmarks.md, stamped with the current time.
 // The builders themselves live in src/gen (one definition for demo, bench and tests).
 #include <cstddef>
+#include <string>
 
 #include "gen/workload.h"
 
@@ -15,6 +16,31 @@ inline void build_traces_workload(std::size_t n, pdata::TracesData& out) {
 }
 inline void build_metrics_workload(std::size_t n, pdata::MetricsData& out) {
   gen::build_metrics_workload(n, out, gen::now_unix_nano());
+}
+
+// Tern's own workload for the bodymap mode (not in the spec): the logs workload's fields
+// carried in a map body, the way a structured logger ships its event as the document:
+// {"@timestamp": "<RFC 3339>", "message": "Load Generator Counter #<i>",
+//  "batch_index": "batch_0", "item_index": "item_<i>", "a": "test", "b": 5.0, "c": 3, "d": true}.
+inline void build_bodymap_workload(std::size_t n, pdata::LogsData& out) {
+  const auto& a = out.arena;
+  auto& sl = out.resource_logs.emplace_back(a).scope_logs.emplace_back(a);
+  sl.log_records.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& rec = sl.log_records.emplace_back(a);
+    auto* body = a.make<pdata::Vec<pdata::KeyValue>>(a.vec<pdata::KeyValue>());
+    body->reserve(8);
+    body->push_back({"@timestamp", pdata::AnyValue::string("2026-12-04T20:00:41.123456789Z")});
+    body->push_back(
+        {"message", pdata::AnyValue::string(a.copy("Load Generator Counter #" + std::to_string(i)))});
+    body->push_back({"batch_index", pdata::AnyValue::string("batch_0")});
+    body->push_back({"item_index", pdata::AnyValue::string(a.copy("item_" + std::to_string(i)))});
+    body->push_back({"a", pdata::AnyValue::string("test")});
+    body->push_back({"b", pdata::AnyValue::dbl(5.0)});
+    body->push_back({"c", pdata::AnyValue::integer(3)});
+    body->push_back({"d", pdata::AnyValue::boolean(true)});
+    rec.body = pdata::AnyValue::make_kvlist(body);
+  }
 }
 
 }  // namespace tern::bench

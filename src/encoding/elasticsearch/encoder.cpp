@@ -61,21 +61,69 @@ inline void field(JsonWriter& w, bool& first, const char (&quoted_key_colon)[K])
   w.lit(quoted_key_colon);
 }
 
+// `"key":` for a key of at most json::kInlineString bytes. Room: string_room(key) + 1.
+[[gnu::always_inline]] inline char* key_colon(char* d, std::string_view key) {
+  d = json::string(d, key);
+  *d++ = ':';
+  return d;
+}
+
 void write_value(JsonWriter& w, const AnyValue& v, int depth);
 
-void write_kvlist(JsonWriter& w, const pdata::Vec<KeyValue>* kv, int depth) {
-  w.put('{');
-  if (kv) {
-    bool first = true;
-    for (const auto& e : *kv) {
-      if (!first) w.put(',');
-      first = false;
-      w.string(e.key);
-      w.put(':');
-      write_value(w, e.value, depth + 1);
-    }
+// `"key":value,` through the cursor when the key is short and the value a scalar (a string
+// of at most json::kInlineString bytes, an integer, double or bool): one reservation and
+// one switch. False, with nothing written, for everything else.
+[[gnu::always_inline]] inline bool scalar_member(Cursor& c, std::string_view key, const AnyValue& v) {
+  if (key.size() > json::kInlineString) return false;
+  // Room for the quoted key, ':' and ','; each case adds its value's room.
+  const std::size_t room = json::string_room(key.size()) + 2;
+  char* d;
+  switch (v.kind) {
+    case ValueKind::String:
+      if (v.string_value.size() > json::kInlineString) return false;
+      d = key_colon(c.room(room + json::string_room(v.string_value.size())), key);
+      d = json::string(d, v.string_value);
+      break;
+    case ValueKind::Int:
+      d = json::integer(key_colon(c.room(room + json::kIntegerRoom), key), v.int_value);
+      break;
+    case ValueKind::Double:
+      d = json::dbl(key_colon(c.room(room + json::kDoubleRoom), key), v.double_value);
+      break;
+    case ValueKind::Bool:
+      d = key_colon(c.room(room + 5), key);
+      d = v.bool_value ? json::lit(d, "true") : json::lit(d, "false");
+      break;
+    default:
+      return false;
   }
-  w.put('}');
+  *d++ = ',';
+  c.done(d);
+  return true;
+}
+
+// An object's members, each followed by ','; the caller turns the last ',' into what
+// closes the object. Scalars go through the cursor, the rest through write_value.
+void write_members(JsonWriter& w, const pdata::Vec<KeyValue>& kv, int depth) {
+  Cursor c(w);
+  for (const auto& e : kv) {
+    if (scalar_member(c, e.key, e.value)) continue;
+    c.sync();
+    w.string(e.key);
+    w.put(':');
+    write_value(w, e.value, depth + 1);
+    w.put(',');
+    c.reload();
+  }
+  c.sync();
+}
+
+void write_kvlist(JsonWriter& w, const pdata::Vec<KeyValue>* kv, int depth) {
+  if (!kv || kv->empty()) return w.lit("{}");
+  w.put('{');
+  write_members(w, *kv, depth);
+  char* d = w.at(0);
+  d[-1] = '}';  // the last member's ','
 }
 
 void write_array(JsonWriter& w, const pdata::Vec<AnyValue>* a, int depth) {
@@ -130,13 +178,6 @@ inline char* write_scalar(char* d, const AnyValue& v) {
     default:
       return json::lit(d, "null");
   }
-}
-
-// `"key":` for a key of at most json::kInlineString bytes. Room: string_room(key) + 1.
-[[gnu::always_inline]] inline char* key_colon(char* d, std::string_view key) {
-  d = json::string(d, key);
-  *d++ = ':';
-  return d;
 }
 
 void write_value(JsonWriter& w, const AnyValue& v, int depth) {
@@ -479,9 +520,8 @@ void resolve_route_in(std::string_view static_index, std::string_view type, cons
   out.index.append(type).append("-").append(out.dataset).append("-").append(out.ns);
 }
 
-// Bodymap routing: a data stream's type comes from `data_stream.type` (record, scope,
-// resource; "logs" when absent) and may only be "logs" or "metrics": false otherwise. A
-// static or an explicit index takes no type, as in otel mode.
+}  // namespace
+
 bool resolve_bodymap_route(std::string_view static_index, const Attributes* record,
                            const pdata::InstrumentationScope& scope, const Attributes& resource, Route& out) {
   std::string_view type = "logs";
@@ -495,7 +535,6 @@ bool resolve_bodymap_route(std::string_view static_index, const Attributes* reco
   resolve_route_in(static_index, type, record, scope, resource, false, out);
   return true;
 }
-}  // namespace
 
 void resolve_route(std::string_view static_index, std::string_view type, const Attributes* record,
                    const pdata::InstrumentationScope& scope, const Attributes& resource, Route& out) {
@@ -665,35 +704,7 @@ void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& att
         continue;
       }
     }
-    if (key.size() <= json::kInlineString) {
-      // Room for the quoted key, ':' and ','; each case adds its value's room.
-      const std::size_t room = json::string_room(key.size()) + 2;
-      char* d = nullptr;  // stays null for values that take the general path
-      switch (v.kind) {
-        case ValueKind::String:
-          if (v.string_value.size() > json::kInlineString) break;
-          d = key_colon(c.room(room + json::string_room(v.string_value.size())), key);
-          d = json::string(d, v.string_value);
-          break;
-        case ValueKind::Int:
-          d = json::integer(key_colon(c.room(room + json::kIntegerRoom), key), v.int_value);
-          break;
-        case ValueKind::Double:
-          d = json::dbl(key_colon(c.room(room + json::kDoubleRoom), key), v.double_value);
-          break;
-        case ValueKind::Bool:
-          d = key_colon(c.room(room + 5), key);
-          d = v.bool_value ? json::lit(d, "true") : json::lit(d, "false");
-          break;
-        default:
-          break;
-      }
-      if (d) {
-        *d++ = ',';
-        c.done(d);
-        continue;
-      }
-    }
+    if (scalar_member(c, key, v)) continue;
     c.sync();
     w.string(key);
     w.put(':');

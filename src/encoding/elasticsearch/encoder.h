@@ -59,6 +59,14 @@ struct Route {
 void resolve_route(std::string_view static_index, std::string_view type, const pdata::Attributes* record,
                    const pdata::InstrumentationScope& scope, const pdata::Attributes& resource, Route& out);
 
+// The bodymap mode's route: as resolve_route without the ".otel" dataset suffix, and a data
+// stream's type from `data_stream.type` (record, scope, resource; "logs" when absent),
+// which may only be "logs" or "metrics": false otherwise. A static or an explicit index
+// takes no type, as in otel mode.
+bool resolve_bodymap_route(std::string_view static_index, const pdata::Attributes* record,
+                           const pdata::InstrumentationScope& scope, const pdata::Attributes& resource,
+                           Route& out);
+
 // Spec section 3 helpers, exposed for tests.
 std::string_view receiver_from_scope_name(std::string_view scope_name);  // "" when no match
 void sanitize_dataset(std::string_view in, std::string& out);            // without ".otel"

@@ -43,6 +43,22 @@ TEST(EsObjModel, WorkloadsMatch) {
   }
 }
 
+TEST(EsObjModel, BodyMapWorkloadMatches) {
+  EncoderConfig config;
+  config.mode = MappingMode::BodyMap;
+  for (std::size_t n : {1u, 10u, 100u}) {
+    LogsData logs;
+    tern::bench::build_bodymap_workload(n, logs);
+    EncodedBatch a, b;
+    Encoder(config).encode_logs(logs, a);
+    tern::bench::ObjModelEncoder(config).encode_logs(logs, b);
+    expect_valid(a);
+    ASSERT_EQ(a.size(), n);
+    expect_same(a, b);
+    EXPECT_EQ(doc(a, 0)["message"], "Load Generator Counter #0");
+  }
+}
+
 TEST(EsObjModel, RichBatchMatches) {
   LogsData d;
   auto& a = d.arena;
