@@ -243,10 +243,16 @@ TEST_F(CollectorTest, HealthCheckAndInternalMetrics) {
 }
 
 // mapping.mode bodymap: map bodies are indexed as the documents themselves, other records
-// are counted as not encoded (and their requests still settle), for both encoding places.
+// are counted as not encoded (and their requests still settle), in every place encoding
+// happens: the memory queue's producers (early), its consumers (late), the disk queue's
+// reader loop.
 TEST_F(CollectorTest, BodyMapIndexesMapBodiesAndCountsTheRest) {
-  for (const char* encoding : {"early", "late"}) {
+  const auto dir = fs::temp_directory_path() / ("tern-collector-bodymap-" + std::to_string(::getpid()));
+  const std::string disk =
+      "\n    sending_queue:\n      enabled: true\n      type: disk\n      directory: " + dir.string();
+  for (const std::string& encoding : {std::string("early"), std::string("late"), "early" + disk}) {
     SCOPED_TRACE(encoding);
+    fs::remove_all(dir);
     start_sink();
     start_collector(R"(
 receivers:
@@ -291,6 +297,8 @@ service:
          std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(std::chrono::milliseconds(20)))
       if ((body = metrics.call("GET", "/metrics").body).find(rejected) != std::string::npos) break;
     EXPECT_NE(body.find(rejected), std::string::npos) << body;
+    wait_for_logs(5, std::chrono::steady_clock::now() +
+                         std::chrono::seconds(20));  // the disk queue does not drain at shutdown
     collector_->shutdown(std::chrono::seconds(10));
     EXPECT_EQ(sink_->count("logs-app-default"), 5);
     EXPECT_EQ(sink_->count("logs-*"), 5);
@@ -309,6 +317,7 @@ service:
     collector_.reset();
     sink_.reset();
   }
+  fs::remove_all(dir);
 }
 
 // filelog's max_batch_lines reaches the receiver: 95 lines in batches of at most 10.
