@@ -1,5 +1,7 @@
 // The objmodel baseline (bench/encoding) must produce the same documents as the
 // direct encoder, semantically: both parsed and compared line by line.
+#include <cmath>
+
 #include "objmodel.h"
 #include "test_util.h"
 #include "workload.h"
@@ -82,6 +84,43 @@ TEST(EsObjModel, RichBatchMatches) {
   Encoder(cfg).encode_logs(d, x);
   tern::bench::ObjModelEncoder(cfg).encode_logs(d, y);
   expect_same(x, y);
+}
+
+TEST(EsObjModel, RichBodyMapBatchMatches) {
+  LogsData d;
+  auto& a = d.arena;
+  auto& rl = d.resource_logs.emplace_back(a);
+  rl.resource.attributes.push_back(kv(a, "data_stream.dataset", s(a, "Web Access")));
+  auto& sl = rl.scope_logs.emplace_back(a);
+  const std::string long_key(300, 'k'), long_value = std::string(150, '"') + std::string(150, '\x01');
+  auto& r = sl.log_records.emplace_back(a);
+  r.body =
+      kvlist(a, {kv(a, long_key, s(a, long_value)), kv(a, "caf\xC3\xA9 \xF0\x9F\x98\x80", s(a, "tab\tnl\n")),
+                 kv(a, "nested",
+                    kvlist(a, {kv(a, "list",
+                                  array(a, {kvlist(a, {kv(a, "x", AnyValue::integer(-7))}),
+                                            AnyValue::bytes("\x00\xff"), AnyValue{}}))})),
+                 kv(a, "nan", AnyValue::dbl(std::nan(""))), kv(a, "empty", AnyValue{}),
+                 kv(a, "big", AnyValue::dbl(1e300)), kv(a, "dup", AnyValue::integer(1)),
+                 kv(a, "dup", AnyValue::integer(2)), kv(a, "m", kvlist(a, {}))});
+  auto& metrics = sl.log_records.emplace_back(a);
+  metrics.body = kvlist(a, {kv(a, "v", AnyValue::dbl(0.5))});
+  metrics.attributes.push_back(kv(a, "data_stream.type", s(a, "metrics")));
+  metrics.attributes.push_back(kv(a, "elasticsearch.document_id", s(a, "id-2")));
+  sl.log_records.emplace_back(a).body = s(a, "text: rejected");
+  auto& bad = sl.log_records.emplace_back(a);
+  bad.body = kvlist(a, {});
+  bad.attributes.push_back(kv(a, "data_stream.type", s(a, "traces")));
+  EncoderConfig cfg = config({}, {}, {}, true);
+  cfg.mode = MappingMode::BodyMap;
+  EncodedBatch x, y;
+  Encoder(cfg).encode_logs(d, x);
+  tern::bench::ObjModelEncoder(cfg).encode_logs(d, y);
+  expect_valid(x);
+  ASSERT_EQ(x.size(), 2u);
+  expect_same(x, y);
+  EXPECT_EQ(x.stats.rejected, y.stats.rejected);
+  EXPECT_EQ(action(x, 1), Json::parse(R"({"create":{"_id":"id-2","_index":"metrics-web_access-default"}})"));
 }
 
 }  // namespace
