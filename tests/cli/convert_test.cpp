@@ -134,6 +134,14 @@ TEST_F(Convert, EsBulkBodyMapWritesTheMapBodiesAsDocuments) {
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_NE(r.err.find("1 rejected (unsupported_mode)"), std::string::npos) << r.err;
 
+  // A scope's elastic.mapping.mode overrides --mapping for its records.
+  r = convert("--signal logs --from otlp-json --to es-bulk",
+              R"({"resourceLogs":[{"scopeLogs":[{"scope":{"attributes":[{"key":"elastic.mapping.mode",)"
+              R"("value":{"stringValue":"bodymap"}}]},"logRecords":[{"body":{"kvlistValue":{"values":[)"
+              R"({"key":"k","value":{"boolValue":true}}]}}}]}]}]})");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"create\":{\"_index\":\"logs-generic-default\"}}\n{\"k\":true}\n");
+
   r = convert("--signal logs --from otlp-json --to es-bulk --mapping ecs", in);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--mapping"), std::string::npos) << r.err;

@@ -816,50 +816,46 @@ void Encoder::encode_logs(const pdata::LogsData& logs, EncodedBatch& out) {
   const std::size_t units = logs.record_count(), start_bytes = out.data.size();
   log_size_.reserve(out.data, units);
   out.items.reserve(out.items.size() + units);  // one document per record
-  if (config_.mode == MappingMode::BodyMap)
-    encode_logs_bodymap(logs, out);
-  else
-    encode_logs_into(logs, out);
+  encode_logs_into(logs, out);
   log_size_.learn(out.data.size() - start_bytes, units);
 }
 
-void Encoder::encode_logs_bodymap(const pdata::LogsData& logs, EncodedBatch& out) {
-  JsonWriter w(out.data);
-  begin_output();
-  for (const auto& rl : logs.resource_logs) {
-    for (const auto& sl : rl.scope_logs) {
-      // The scope's route, for the records without routing attributes of their own.
-      const bool scope_ok = resolve_bodymap_route(config_.logs_index, nullptr, sl.scope,
-                                                  rl.resource.attributes, scope_route_.route);
-      if (scope_ok) scope_route_.build();
-      for (const auto& r : sl.log_records) {
-        if (r.body.kind != ValueKind::KvList) {
-          out.stats.count(EncodeReject::BodyNotMap);
-          continue;
-        }
-        const Route* route = &scope_route_.route;
-        bool ok = scope_ok;
-        if (config_.logs_index.empty() &&
-            (has_routing_key(r.attributes) || pdata::find_attribute(r.attributes, "data_stream.type"))) {
-          ok = resolve_bodymap_route(config_.logs_index, &r.attributes, sl.scope, rl.resource.attributes,
-                                     route_);
-          route = &route_;
-        }
-        if (!ok) {
-          out.stats.count(EncodeReject::BadDataStreamType);
-          continue;
-        }
-        std::string_view id;
-        if (config_.logs_dynamic_id)
-          if (auto* v = find_string(&r.attributes, "elasticsearch.document_id")) id = v->string_value;
-        const std::size_t start = w.size();
-        const SharedAction shared = write_action(w, *route, id, {});
-        const std::size_t action_end = w.size();
-        write_kvlist(w, r.body.kvlist, 1);  // the document: the map, keys as they are
-        w.put('\n');
-        push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
-      }
+std::optional<MappingMode> Encoder::scope_mode(const pdata::InstrumentationScope& scope) const {
+  const AnyValue* v = find_string(&scope.attributes, "elastic.mapping.mode");
+  return v ? parse_mapping_mode(v->string_value) : std::optional<MappingMode>(config_.mode);
+}
+
+void Encoder::encode_scope_logs_bodymap(JsonWriter& w, const pdata::ResourceLogs& rl,
+                                        const pdata::ScopeLogs& sl, EncodedBatch& out) {
+  // The scope's route, for the records without routing attributes of their own.
+  const bool scope_ok = resolve_bodymap_route(config_.logs_index, nullptr, sl.scope, rl.resource.attributes,
+                                              scope_route_.route);
+  if (scope_ok) scope_route_.build();
+  for (const auto& r : sl.log_records) {
+    if (r.body.kind != ValueKind::KvList) {
+      out.stats.count(EncodeReject::BodyNotMap);
+      continue;
     }
+    const Route* route = &scope_route_.route;
+    bool ok = scope_ok;
+    if (config_.logs_index.empty() &&
+        (has_routing_key(r.attributes) || pdata::find_attribute(r.attributes, "data_stream.type"))) {
+      ok = resolve_bodymap_route(config_.logs_index, &r.attributes, sl.scope, rl.resource.attributes, route_);
+      route = &route_;
+    }
+    if (!ok) {
+      out.stats.count(EncodeReject::BadDataStreamType);
+      continue;
+    }
+    std::string_view id;
+    if (config_.logs_dynamic_id)
+      if (auto* v = find_string(&r.attributes, "elasticsearch.document_id")) id = v->string_value;
+    const std::size_t start = w.size();
+    const SharedAction shared = write_action(w, *route, id, {});
+    const std::size_t action_end = w.size();
+    write_kvlist(w, r.body.kvlist, 1);  // the document: the map, keys as they are
+    w.put('\n');
+    push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
   }
 }
 
@@ -869,6 +865,13 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   for (const auto& rl : logs.resource_logs) {
     cache_resource(rl.resource, rl.schema_url, false);
     for (const auto& sl : rl.scope_logs) {
+      if (const std::optional<MappingMode> mode = scope_mode(sl.scope); mode != MappingMode::Otel) {
+        if (mode)
+          encode_scope_logs_bodymap(w, rl, sl, out);
+        else  // a mode this encoder does not have (ecs, none, raw, ...)
+          out.stats.count(EncodeReject::UnsupportedMode, sl.log_records.size());
+        continue;
+      }
       cache_scope(sl.scope, sl.schema_url, false);
       begin_scope_route(config_.logs_index, "logs", sl.scope, rl.resource.attributes);
       for (const auto& r : sl.log_records) {
@@ -989,10 +992,6 @@ char* write_kind(char* d, pdata::SpanKind k) {
 
 void Encoder::encode_traces(const pdata::TracesData& traces, EncodedBatch& out) {
   const std::size_t units = traces.span_count(), start_bytes = out.data.size();
-  if (config_.mode == MappingMode::BodyMap) {  // logs only
-    out.stats.count(EncodeReject::UnsupportedMode, units);
-    return;
-  }
   span_size_.reserve(out.data, units);
   encode_traces_into(traces, out);
   span_size_.learn(out.data.size() - start_bytes, units);
@@ -1004,6 +1003,10 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
   for (const auto& rs : traces.resource_spans) {
     cache_resource(rs.resource, rs.schema_url, false);
     for (const auto& ss : rs.scope_spans) {
+      if (scope_mode(ss.scope) != MappingMode::Otel) {  // bodymap is for logs only
+        out.stats.count(EncodeReject::UnsupportedMode, ss.spans.size());
+        continue;
+      }
       cache_scope(ss.scope, ss.schema_url, false);
       begin_scope_route(config_.traces_index, "traces", ss.scope, rs.resource.attributes);
       for (const auto& s : ss.spans) {
@@ -1116,10 +1119,6 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
 
 void Encoder::encode_metrics(const pdata::MetricsData& metrics, EncodedBatch& out) {
   const std::size_t units = metrics.data_point_count(), start_bytes = out.data.size();
-  if (config_.mode == MappingMode::BodyMap) {  // logs only
-    out.stats.count(EncodeReject::UnsupportedMode, units);
-    return;
-  }
   point_size_.reserve(out.data, units);
   encode_metrics_into(metrics, out);
   point_size_.learn(out.data.size() - start_bytes, units);
@@ -1131,6 +1130,12 @@ void Encoder::encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatc
   for (const auto& rm : metrics.resource_metrics) {
     cache_resource(rm.resource, rm.schema_url, true);
     for (const auto& sm : rm.scope_metrics) {
+      if (scope_mode(sm.scope) != MappingMode::Otel) {  // bodymap is for logs only
+        std::uint64_t points = 0;
+        for (const auto& m : sm.metrics) points += m.point_count();
+        out.stats.count(EncodeReject::UnsupportedMode, points);
+        continue;
+      }
       cache_scope(sm.scope, sm.schema_url, true);
       encode_scope_metrics(w, sm, rm, out);
     }

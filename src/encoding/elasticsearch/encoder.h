@@ -29,6 +29,8 @@ class JsonWriter;
 //    suffix, and `data_stream.type` ("logs" or "metrics") may send a record to a metrics
 //    data stream. Records with another body, and spans and data points, are rejected
 //    (counted per reason, never sent).
+// A scope's `elastic.mapping.mode` attribute overrides the configured mode for its items
+// (Encoder::scope_mode).
 enum class MappingMode : std::uint8_t { Otel, BodyMap };
 // "otel" | "bodymap"; nullopt for any other name.
 std::optional<MappingMode> parse_mapping_mode(std::string_view name);
@@ -127,7 +129,12 @@ class Encoder {
   void begin_output();  // a new output: no action line of it can be shared yet
   void write_data_stream(JsonWriter& w, const Route& r);
   void encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out);
-  void encode_logs_bodymap(const pdata::LogsData& logs, EncodedBatch& out);
+  // The scope's `elastic.mapping.mode` attribute (a non-empty string) overrides
+  // config_.mode for its items, as in the OpenTelemetry Collector; nullopt for a mode this
+  // encoder does not have: the scope's items are counted unsupported_mode.
+  std::optional<MappingMode> scope_mode(const pdata::InstrumentationScope& scope) const;
+  void encode_scope_logs_bodymap(JsonWriter& w, const pdata::ResourceLogs& rl, const pdata::ScopeLogs& sl,
+                                 EncodedBatch& out);
   void encode_traces_into(const pdata::TracesData& traces, EncodedBatch& out);
   void encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out);
   void write_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, bool metrics_mode,

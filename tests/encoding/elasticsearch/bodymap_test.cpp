@@ -151,5 +151,83 @@ TEST(EsBodyMap, SpansAndDataPointsAreUnsupportedAndCounted) {
   EXPECT_STREQ(to_string(EncodeReject::BadDataStreamType), "bad_data_stream_type");
 }
 
+// The scope attribute `elastic.mapping.mode` picks the mode per scope, over the configured
+// one, as in the OpenTelemetry Collector (which now prefers it to its mapping::mode).
+TEST(EsBodyMap, TheScopeAttributeChoosesTheModePerScope) {
+  LogsData d;
+  auto& a = d.arena;
+  auto& rl = d.resource_logs.emplace_back(a);
+  const auto add_scope = [&](std::string_view mode) -> ScopeLogs& {
+    auto& sl = rl.scope_logs.emplace_back(a);
+    if (!mode.empty() || mode.data())
+      sl.scope.attributes.push_back(kv(a, "elastic.mapping.mode", s(a, mode)));
+    sl.log_records.emplace_back(a).body = kvlist(a, {kv(a, "k", AnyValue::integer(1))});
+    sl.log_records.emplace_back(a).body = s(a, "text");
+    return sl;
+  };
+  add_scope("bodymap");
+  add_scope(std::string_view());  // no attribute: the configured mode
+  add_scope("");                  // empty: the configured mode
+  add_scope("ecs");               // a mode Tern does not have: rejected, not guessed
+  add_scope("otel");
+
+  EncodedBatch b;
+  Encoder(config()).encode_logs(d, b);  // configured: otel
+  expect_valid(b);
+  ASSERT_EQ(b.size(), 1u + 2 + 2 + 2);
+  EXPECT_EQ(b.action(0), "{\"create\":{\"_index\":\"logs-generic-default\"}}\n");
+  EXPECT_EQ(doc_text(b, 0), R"({"k":1})");
+  for (std::size_t i = 1; i < b.size(); ++i) {
+    EXPECT_EQ(b.action(i), "{\"create\":{\"_index\":\"logs-generic.otel-default\"}}\n");
+    EXPECT_TRUE(doc(b, i).contains("body")) << doc_text(b, i);
+  }
+  EXPECT_EQ(rejected(b, EncodeReject::BodyNotMap), 1u);
+  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 2u);
+
+  b.clear();
+  Encoder(bodymap()).encode_logs(d, b);  // configured: bodymap
+  expect_valid(b);
+  ASSERT_EQ(b.size(), 1u + 1 + 1 + 2);  // bodymap, none, empty (map bodies only), otel (both)
+  EXPECT_EQ(doc_text(b, 2), R"({"k":1})");
+  EXPECT_TRUE(doc(b, 3).contains("body"));
+  EXPECT_EQ(rejected(b, EncodeReject::BodyNotMap), 3u);
+  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 2u);
+}
+
+TEST(EsBodyMap, ScopesOfSpansAndMetricsAskingForBodyMapAreUnsupported) {
+  TracesData t;
+  auto& rs = t.resource_spans.emplace_back(t.arena);
+  auto& bodymap_scope = rs.scope_spans.emplace_back(t.arena);
+  bodymap_scope.scope.attributes.push_back(kv(t.arena, "elastic.mapping.mode", s(t.arena, "bodymap")));
+  bodymap_scope.spans.emplace_back(t.arena);
+  bodymap_scope.spans.emplace_back(t.arena);
+  rs.scope_spans.emplace_back(t.arena).spans.emplace_back(t.arena);
+  EncodedBatch b;
+  Encoder(config()).encode_traces(t, b);
+  expect_valid(b);
+  EXPECT_EQ(b.size(), 1u);
+  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 2u);
+
+  // The other way round: a bodymap encoder encodes the spans of a scope that asks for otel.
+  rs.scope_spans[1].scope.attributes.push_back(kv(t.arena, "elastic.mapping.mode", s(t.arena, "otel")));
+  b.clear();
+  Encoder(bodymap()).encode_traces(t, b);
+  EXPECT_EQ(b.size(), 1u);
+  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 2u);
+
+  MetricsData m;
+  auto& sm = m.resource_metrics.emplace_back(m.arena).scope_metrics.emplace_back(m.arena);
+  sm.scope.attributes.push_back(kv(m.arena, "elastic.mapping.mode", s(m.arena, "bodymap")));
+  auto& g = sm.metrics.emplace_back(m.arena);
+  g.name = "g";
+  g.type = MetricType::Gauge;
+  g.number_points.emplace_back(m.arena);
+  g.number_points.emplace_back(m.arena);
+  b.clear();
+  Encoder(config()).encode_metrics(m, b);
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 2u);
+}
+
 }  // namespace
 }  // namespace tern::encoding::es::test
