@@ -279,6 +279,12 @@ const AnyValue* find_string(const Attributes* a, std::string_view key) {
   return v && v->kind == ValueKind::String && !v->string_value.empty() ? v : nullptr;
 }
 
+// A log record's `_id` under logs_dynamic_id: its non-empty `elasticsearch.document_id`.
+std::string_view document_id(const Attributes& record) {
+  const AnyValue* v = find_string(&record, "elasticsearch.document_id");
+  return v ? v->string_value : std::string_view();
+}
+
 std::string_view lookup(const Attributes* rec, const Attributes& scope, const Attributes& res,
                         std::string_view key) {
   if (auto* v = find_string(rec, key)) return v->string_value;
@@ -491,21 +497,29 @@ void sanitize_dataset(std::string_view in, std::string& out) { sanitize(in, out,
 void sanitize_namespace(std::string_view in, std::string& out) { sanitize(in, out, false, 100); }
 
 namespace {
-// resolve_route, with the ".otel" dataset suffix of otel mode or without it (bodymap).
-void resolve_route_in(std::string_view static_index, std::string_view type, const Attributes* record,
-                      const pdata::InstrumentationScope& scope, const Attributes& resource, bool otel_suffix,
+// resolve_route for either mode. bodymap: no ".otel" dataset suffix, and a data stream's
+// type may come from `data_stream.type` (false when it is neither logs nor metrics).
+bool resolve_route_in(std::string_view static_index, std::string_view type, const Attributes* record,
+                      const pdata::InstrumentationScope& scope, const Attributes& resource, bool bodymap,
                       Route& out) {
   out.type = type;
   if (!static_index.empty()) {
     out.data_stream = false;
     out.index.assign(static_index);
-    return;
+    return true;
   }
   const std::string_view explicit_index = lookup(record, scope.attributes, resource, "elasticsearch.index");
   if (!explicit_index.empty()) {
     out.data_stream = false;
     out.index.assign(explicit_index);
-    return;
+    return true;
+  }
+  if (bodymap) {
+    const std::string_view named = lookup(record, scope.attributes, resource, "data_stream.type");
+    if (named == "metrics")
+      out.type = "metrics";  // the literal: Route::type must outlive the record
+    else if (!named.empty() && named != "logs")
+      return false;
   }
   out.data_stream = true;
   std::string_view dataset = lookup(record, scope.attributes, resource, "data_stream.dataset");
@@ -514,31 +528,23 @@ void resolve_route_in(std::string_view static_index, std::string_view type, cons
   std::string_view ns = lookup(record, scope.attributes, resource, "data_stream.namespace");
   if (ns.empty()) ns = "default";
   sanitize_dataset(dataset, out.dataset);
-  if (otel_suffix) out.dataset.append(".otel");
+  if (!bodymap) out.dataset.append(".otel");
   sanitize_namespace(ns, out.ns);
   out.index.clear();
-  out.index.append(type).append("-").append(out.dataset).append("-").append(out.ns);
+  out.index.append(out.type).append("-").append(out.dataset).append("-").append(out.ns);
+  return true;
 }
 
 }  // namespace
 
 bool resolve_bodymap_route(std::string_view static_index, const Attributes* record,
                            const pdata::InstrumentationScope& scope, const Attributes& resource, Route& out) {
-  std::string_view type = "logs";
-  if (static_index.empty() && lookup(record, scope.attributes, resource, "elasticsearch.index").empty()) {
-    const std::string_view named = lookup(record, scope.attributes, resource, "data_stream.type");
-    if (named == "metrics")
-      type = "metrics";  // the literal: Route::type must outlive the record
-    else if (!named.empty() && named != "logs")
-      return false;
-  }
-  resolve_route_in(static_index, type, record, scope, resource, false, out);
-  return true;
+  return resolve_route_in(static_index, "logs", record, scope, resource, true, out);
 }
 
 void resolve_route(std::string_view static_index, std::string_view type, const Attributes* record,
                    const pdata::InstrumentationScope& scope, const Attributes& resource, Route& out) {
-  resolve_route_in(static_index, type, record, scope, resource, true, out);
+  resolve_route_in(static_index, type, record, scope, resource, false, out);
 }
 
 std::optional<MappingMode> parse_mapping_mode(std::string_view name) {
@@ -847,11 +853,9 @@ void Encoder::encode_scope_logs_bodymap(JsonWriter& w, const pdata::ResourceLogs
       out.stats.count(EncodeReject::BadDataStreamType);
       continue;
     }
-    std::string_view id;
-    if (config_.logs_dynamic_id)
-      if (auto* v = find_string(&r.attributes, "elasticsearch.document_id")) id = v->string_value;
     const std::size_t start = w.size();
-    const SharedAction shared = write_action(w, *route, id, {});
+    const SharedAction shared =
+        write_action(w, *route, config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view(), {});
     const std::size_t action_end = w.size();
     write_kvlist(w, r.body.kvlist, 1);  // the document: the map, keys as they are
     w.put('\n');
@@ -877,9 +881,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
       for (const auto& r : sl.log_records) {
         const RecordKeys keys = scan_keys(r.attributes);
         const Route& route = keys.routing ? route_for(r.attributes) : scope_route_.route;
-        std::string_view id;
-        if (config_.logs_dynamic_id)
-          if (auto* v = find_string(&r.attributes, "elasticsearch.document_id")) id = v->string_value;
+        const std::string_view id = config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view();
         const std::size_t start = w.size();
         std::size_t action_end;
         SharedAction shared;
