@@ -157,16 +157,15 @@ TEST(EsBodyMap, TheScopeAttributeChoosesTheModePerScope) {
   LogsData d;
   auto& a = d.arena;
   auto& rl = d.resource_logs.emplace_back(a);
-  const auto add_scope = [&](std::string_view mode) -> ScopeLogs& {
+  const auto add_scope = [&](const char* mode) -> ScopeLogs& {  // nullptr: no attribute
     auto& sl = rl.scope_logs.emplace_back(a);
-    if (!mode.empty() || mode.data())
-      sl.scope.attributes.push_back(kv(a, "elastic.mapping.mode", s(a, mode)));
+    if (mode) sl.scope.attributes.push_back(kv(a, "elastic.mapping.mode", s(a, mode)));
     sl.log_records.emplace_back(a).body = kvlist(a, {kv(a, "k", AnyValue::integer(1))});
     sl.log_records.emplace_back(a).body = s(a, "text");
     return sl;
   };
   add_scope("bodymap");
-  add_scope(std::string_view());  // no attribute: the configured mode
+  add_scope(nullptr);             // no attribute: the configured mode
   add_scope("");                  // empty: the configured mode
   add_scope("ecs");               // a mode Tern does not have: rejected, not guessed
   add_scope("otel");
