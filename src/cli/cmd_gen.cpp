@@ -30,6 +30,7 @@ struct RawFlags {
   std::string span_duration = "123us";
   std::string status_code = "0";
   std::string metric_type = "Gauge";
+  std::string temporality = "cumulative";
   std::string timeout = "10s";
 };
 
@@ -190,7 +191,17 @@ void add_signal(CLI::App* gen, tern::pdata::Signal signal) {
       cmd->add_option("--metric-type", f->metric_type, "Gauge, Sum, Histogram or ExponentialHistogram")
           ->capture_default_str()
           ->check(CLI::IsMember({"Gauge", "Sum", "Histogram", "ExponentialHistogram"}));
-      cmd->add_option("--metric-name", o->metric_name, "Name of the metric")->capture_default_str();
+      // --otlp-metric-name is telemetrygen's spelling; --metric-name was Tern's first.
+      cmd->add_option("--metric-name,--otlp-metric-name", o->metric_name, "Name of the metric")
+          ->capture_default_str();
+      cmd->add_option("--aggregation-temporality", f->temporality,
+                      "Temporality of Sum, Histogram and ExponentialHistogram metrics: delta or cumulative")
+          ->capture_default_str()
+          ->check(CLI::IsMember({"delta", "cumulative"}));
+      cmd->add_option("--trace-id", o->trace_id_hex,
+                      "TraceID of the exemplar on each data point (32 hex digits)");
+      cmd->add_option("--span-id", o->span_id_hex,
+                      "SpanID of the exemplar on each data point (16 hex digits)");
       break;
   }
   cmd->callback([o, f, signal] {
@@ -213,6 +224,7 @@ void add_signal(CLI::App* gen, tern::pdata::Signal signal) {
                        : t == "Histogram"            ? tern::gen::MetricKind::Histogram
                        : t == "ExponentialHistogram" ? tern::gen::MetricKind::ExponentialHistogram
                                                      : tern::gen::MetricKind::Gauge;
+      o->delta_temporality = f->temporality == "delta";
     }
     tern::cli::set_exit_code(run(*o, *f));
   });

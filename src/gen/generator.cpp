@@ -388,8 +388,24 @@ class TracesTemplate final : public Template {
 class MetricsTemplate final : public Template {
  public:
   MetricsTemplate(const GenOptions& o, std::size_t batch, std::uint64_t start_ns)
-      : json_(o.client.encoding == exporter::otlp::Encoding::Json) {
+      : json_(o.client.encoding == exporter::otlp::Encoding::Json), delta_(o.delta_temporality) {
     const auto& a = data_.arena;
+    const auto temporality =
+        delta_ ? pdata::AggregationTemporality::Delta : pdata::AggregationTemporality::Cumulative;
+    // --trace-id / --span-id: one exemplar (value 1, taken at the start) on every point.
+    pdata::Exemplar exemplar(a);
+    const bool with_exemplar = !o.trace_id_hex.empty() || !o.span_id_hex.empty();
+    if (with_exemplar) {
+      exemplar.time_unix_nano = start_ns;
+      exemplar.value_type = pdata::NumberType::Int;
+      exemplar.as_int = 1;
+      if (!o.trace_id_hex.empty())
+        parse_hex(o.trace_id_hex, exemplar.trace_id.data(), exemplar.trace_id.size());
+      if (!o.span_id_hex.empty()) parse_hex(o.span_id_hex, exemplar.span_id.data(), exemplar.span_id.size());
+    }
+    const auto add_exemplar = [&](pdata::Vec<pdata::Exemplar>& list) {
+      if (with_exemplar) list.push_back(exemplar);
+    };
     auto& rm = data_.resource_metrics.emplace_back(a);
     fill_resource(rm.resource, o, a);
     auto& sm = rm.scope_metrics.emplace_back(a);
@@ -404,18 +420,19 @@ class MetricsTemplate final : public Template {
         case MetricKind::Sum: {
           m.type = o.metric_type == MetricKind::Gauge ? pdata::MetricType::Gauge : pdata::MetricType::Sum;
           if (o.metric_type == MetricKind::Sum) {
-            m.temporality = pdata::AggregationTemporality::Cumulative;
+            m.temporality = temporality;
             m.is_monotonic = true;
           }
           auto& dp = m.number_points.emplace_back(a);
           dp.value_type = pdata::NumberType::Int;
           dp.start_time_unix_nano = start_ns;
           add_attributes(dp.attributes, o.telemetry_attributes, a);
+          add_exemplar(dp.exemplars);
           break;
         }
         case MetricKind::Histogram: {
           m.type = pdata::MetricType::Histogram;
-          m.temporality = pdata::AggregationTemporality::Cumulative;
+          m.temporality = temporality;
           auto& dp = m.histogram_points.emplace_back(a);
           dp.start_time_unix_nano = start_ns;
           for (double b : {0.0, 5.0, 10.0, 25.0, 50.0, 75.0, 100.0, 250.0, 500.0, 1000.0})
@@ -428,11 +445,12 @@ class MetricsTemplate final : public Template {
           dp.min = 1;
           dp.max = 900;
           add_attributes(dp.attributes, o.telemetry_attributes, a);
+          add_exemplar(dp.exemplars);
           break;
         }
         case MetricKind::ExponentialHistogram: {
           m.type = pdata::MetricType::ExponentialHistogram;
-          m.temporality = pdata::AggregationTemporality::Cumulative;
+          m.temporality = temporality;
           auto& dp = m.exponential_histogram_points.emplace_back(a);
           dp.start_time_unix_nano = start_ns;
           dp.scale = 1;
@@ -442,6 +460,7 @@ class MetricsTemplate final : public Template {
           dp.has_sum = true;
           dp.sum = 20;
           add_attributes(dp.attributes, o.telemetry_attributes, a);
+          add_exemplar(dp.exemplars);
           break;
         }
       }
@@ -452,12 +471,22 @@ class MetricsTemplate final : public Template {
     if (n < metrics_->size())
       metrics_->erase(metrics_->begin() + static_cast<std::ptrdiff_t>(n), metrics_->end());
     for (auto& m : *metrics_) {
+      // Delta points cover the second before now (as telemetrygen); gauges have no window.
+      const bool window = delta_ && m.type != pdata::MetricType::Gauge;
+      const std::uint64_t start_ns = now_ns > kDeltaWindowNs ? now_ns - kDeltaWindowNs : 0;
       for (auto& dp : m.number_points) {
         dp.time_unix_nano = now_ns;
+        if (window) dp.start_time_unix_nano = start_ns;
         dp.as_int = static_cast<std::int64_t>(counter_++);  // a counter, as telemetrygen's values
       }
-      for (auto& dp : m.histogram_points) dp.time_unix_nano = now_ns;
-      for (auto& dp : m.exponential_histogram_points) dp.time_unix_nano = now_ns;
+      for (auto& dp : m.histogram_points) {
+        dp.time_unix_nano = now_ns;
+        if (window) dp.start_time_unix_nano = start_ns;
+      }
+      for (auto& dp : m.exponential_histogram_points) {
+        dp.time_unix_nano = now_ns;
+        if (window) dp.start_time_unix_nano = start_ns;
+      }
     }
     encode(data_, json_, buf);
     return metrics_->size();
@@ -465,9 +494,11 @@ class MetricsTemplate final : public Template {
   std::uint64_t events_per_item() const override { return 1; }
 
  private:
+  static constexpr std::uint64_t kDeltaWindowNs = 1'000'000'000;
   pdata::MetricsData data_;
   pdata::Vec<pdata::Metric>* metrics_ = nullptr;
   bool json_;
+  bool delta_;
   std::uint64_t counter_ = 0;
 };
 

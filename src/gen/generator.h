@@ -69,9 +69,13 @@ struct GenOptions {
   std::chrono::nanoseconds span_duration{123'000};
   int status_code = 0;  // 0 Unset, 1 Ok, 2 Error (OTLP numbering)
   bool marshal = false;
-  // metrics
+  // metrics (trace_id_hex / span_id_hex above: the exemplar on every data point, as telemetrygen)
   MetricKind metric_type = MetricKind::Gauge;
   std::string metric_name = "gen";
+  // --aggregation-temporality of sums and histograms. Cumulative (telemetrygen's default):
+  // every point starts when the worker started. Delta: each point covers the second
+  // before it was sent (Elasticsearch's otel mapping indexes delta histograms only).
+  bool delta_temporality = false;
 };
 
 // Export-call latency: log-linear buckets (16 per power of two, ~6% resolution) so a

@@ -237,6 +237,80 @@ TEST(GenMetrics, EachMetricType) {
   }
 }
 
+TEST(GenMetrics, DeltaTemporalityCoversTheLastSecondAndIdsBecomeExemplars) {
+  for (auto kind :
+       {MetricKind::Gauge, MetricKind::Sum, MetricKind::Histogram, MetricKind::ExponentialHistogram}) {
+    test::RecordingHttpServer server;
+    GenOptions o = http_options(server, pdata::Signal::Metrics);
+    o.count = 3;
+    o.metric_type = kind;
+    o.delta_temporality = true;
+    o.trace_id_hex = "0102030405060708090a0b0c0d0e0f10";
+    o.span_id_hex = "a1a2a3a4a5a6a7a8";
+    ASSERT_EQ(validate(o), "");
+    auto r = run_generator(o, factory(o));
+    ASSERT_FALSE(r.failed) << r.error;
+    ASSERT_EQ(server.store().requests().size(), 3u);
+    for (const auto& req : server.store().requests()) {
+      pdata::MetricsData d;
+      ASSERT_FALSE(otlp::decode_metrics_proto(req.body, d).has_value());
+      const auto& m = d.resource_metrics[0].scope_metrics[0].metrics.at(0);
+      std::uint64_t start = 0, time = 0;
+      const pdata::Vec<pdata::Exemplar>* exemplars = nullptr;
+      switch (kind) {
+        case MetricKind::Gauge:
+        case MetricKind::Sum:
+          start = m.number_points.at(0).start_time_unix_nano;
+          time = m.number_points.at(0).time_unix_nano;
+          exemplars = &m.number_points.at(0).exemplars;
+          break;
+        case MetricKind::Histogram:
+          start = m.histogram_points.at(0).start_time_unix_nano;
+          time = m.histogram_points.at(0).time_unix_nano;
+          exemplars = &m.histogram_points.at(0).exemplars;
+          break;
+        case MetricKind::ExponentialHistogram:
+          start = m.exponential_histogram_points.at(0).start_time_unix_nano;
+          time = m.exponential_histogram_points.at(0).time_unix_nano;
+          exemplars = &m.exponential_histogram_points.at(0).exemplars;
+          break;
+      }
+      if (kind == MetricKind::Gauge) {
+        EXPECT_EQ(m.temporality, pdata::AggregationTemporality::Unspecified);  // gauges have none
+        EXPECT_LT(start, time);  // the worker's start, as before
+      } else {
+        EXPECT_EQ(m.temporality, pdata::AggregationTemporality::Delta);
+        EXPECT_EQ(time - start, 1'000'000'000u);  // the second before the point
+      }
+      ASSERT_EQ(exemplars->size(), 1u);
+      const auto& e = (*exemplars)[0];
+      EXPECT_EQ(e.value_type, pdata::NumberType::Int);
+      EXPECT_EQ(e.as_int, 1);
+      EXPECT_EQ(e.trace_id, (pdata::TraceId{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}));
+      EXPECT_EQ(e.span_id, (pdata::SpanId{0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8}));
+    }
+  }
+}
+
+TEST(GenMetrics, CumulativeByDefaultWithoutExemplars) {
+  test::RecordingHttpServer server;
+  GenOptions o = http_options(server, pdata::Signal::Metrics);
+  o.count = 2;
+  o.metric_type = MetricKind::Histogram;
+  auto r = run_generator(o, factory(o));
+  ASSERT_FALSE(r.failed) << r.error;
+  std::set<std::uint64_t> starts;
+  for (const auto& req : server.store().requests()) {
+    pdata::MetricsData d;
+    ASSERT_FALSE(otlp::decode_metrics_proto(req.body, d).has_value());
+    const auto& m = d.resource_metrics[0].scope_metrics[0].metrics.at(0);
+    EXPECT_EQ(m.temporality, pdata::AggregationTemporality::Cumulative);
+    EXPECT_TRUE(m.histogram_points.at(0).exemplars.empty());
+    starts.insert(m.histogram_points.at(0).start_time_unix_nano);
+  }
+  EXPECT_EQ(starts.size(), 1u);  // every point counts from the worker's start
+}
+
 TEST(GenRate, ThrottledRunSendsAboutRateTimesDuration) {
   test::RecordingHttpServer server;
   GenOptions o = http_options(server, pdata::Signal::Logs);
@@ -347,6 +421,31 @@ TEST(GenCli, ReportLinesAndFailureExitCode) {
                      "3", "--allow-export-failures", "--otlp-timeout", "2s"});
     EXPECT_EQ(p.wait(std::chrono::seconds(30)), 0) << p.output();
     EXPECT_NE(p.output().find("\"failures\": 3"), std::string::npos) << p.output();
+  }
+  {
+    test::Process p({tern, "gen", "metrics", "--otlp-http", "--otlp-insecure", "--otlp-endpoint",
+                     server.endpoint(), "--metric-type", "Sum", "--aggregation-temporality", "delta",
+                     "--otlp-metric-name", "requests", "--span-id", "a1a2a3a4a5a6a7a8"});
+    ASSERT_EQ(p.wait(std::chrono::seconds(30)), 0) << p.output();
+    pdata::MetricsData d;
+    ASSERT_FALSE(otlp::decode_metrics_proto(server.store().requests().back().body, d).has_value());
+    const auto& m = d.resource_metrics[0].scope_metrics[0].metrics.at(0);
+    EXPECT_EQ(m.name, "requests");
+    EXPECT_EQ(m.temporality, pdata::AggregationTemporality::Delta);
+    ASSERT_EQ(m.number_points.at(0).exemplars.size(), 1u);
+    EXPECT_EQ(m.number_points.at(0).exemplars[0].span_id[0], 0xa1);
+  }
+  {
+    test::Process p({tern, "gen", "metrics", "--otlp-http", "--otlp-insecure", "--otlp-endpoint",
+                     server.endpoint(), "--aggregation-temporality", "weekly"});
+    EXPECT_NE(p.wait(std::chrono::seconds(30)), 0) << p.output();
+    EXPECT_NE(p.output().find("--aggregation-temporality"), std::string::npos) << p.output();
+  }
+  {
+    test::Process p({tern, "gen", "metrics", "--otlp-http", "--otlp-insecure", "--otlp-endpoint",
+                     server.endpoint(), "--trace-id", "xyz"});
+    EXPECT_EQ(p.wait(std::chrono::seconds(30)), 2) << p.output();
+    EXPECT_NE(p.output().find("--trace-id must be 32 hex digits"), std::string::npos) << p.output();
   }
   {
     test::Process p({tern, "gen", "logs", "--otlp-http", "--otlp-endpoint", server.endpoint()});

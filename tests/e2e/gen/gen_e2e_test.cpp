@@ -1,5 +1,6 @@
 // The generator against the real collector and sink: exactly workers x count events arrive,
-// with the requested body, severity and attributes; traces keep their parent/child shape.
+// with the requested body, severity and attributes; traces keep their parent/child shape;
+// delta histograms are indexed (Elasticsearch's otel mapping takes no cumulative ones).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <simdjson.h>
@@ -41,7 +42,8 @@ class GenToSink : public ::testing::Test {
         << "]\n    flush:\n      interval: 50ms\nservice:\n  telemetry:\n    metrics:\n"
            "      address: 127.0.0.1:0\n  pipelines:\n"
            "    logs: {receivers: [otlp], exporters: [elasticsearch]}\n"
-           "    traces: {receivers: [otlp], exporters: [elasticsearch]}\n";
+           "    traces: {receivers: [otlp], exporters: [elasticsearch]}\n"
+           "    metrics: {receivers: [otlp], exporters: [elasticsearch]}\n";
     collector_ = std::make_unique<Process>(
         std::vector<std::string>{kTern, "run", "-c", (dir_ / "collector.yaml").string()});
     ASSERT_TRUE(collector_->wait_for_line("tern run: ready", std::chrono::seconds(20)))
@@ -175,6 +177,31 @@ TEST_F(GenToSink, TracesKeepTheirParentChildShape) {
       }
     }
   }
+}
+
+TEST_F(GenToSink, DeltaHistogramsAreIndexedAsMetricDocuments) {
+  std::vector<std::string> out;
+  // 10 per second: each point has its own millisecond, so each is its own document.
+  ASSERT_EQ(gen({"metrics", "--otlp-http", "--otlp-insecure", "--otlp-endpoint",
+                 "127.0.0.1:" + std::to_string(http_), "--metrics", "3", "--rate", "10", "--metric-type",
+                 "Histogram", "--aggregation-temporality", "delta", "--otlp-metric-name", "latency"},
+                out),
+            0);
+  simdjson::dom::parser parser;
+  std::size_t docs = 0;
+  for (const auto& line : finish()) {
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(line).get(doc), simdjson::SUCCESS);
+    EXPECT_EQ(std::string_view(doc["_index"].get_string().value()), "metrics-generic.otel-default") << line;
+    auto histogram = doc["_source"]["metrics"]["latency"];
+    simdjson::dom::array counts, values;
+    ASSERT_EQ(histogram["counts"].get_array().get(counts), simdjson::SUCCESS) << line;
+    ASSERT_EQ(histogram["values"].get_array().get(values), simdjson::SUCCESS) << line;
+    EXPECT_EQ(counts.size(), values.size()) << line;
+    EXPECT_GT(counts.size(), 0u) << line;
+    ++docs;
+  }
+  EXPECT_EQ(docs, 3u);
 }
 
 }  // namespace
