@@ -135,10 +135,15 @@ bool GzipDecompressor::decompress(std::string_view in, std::string& out, std::si
     return false;
   }
   // The trailer's ISIZE (size mod 2^32) is a good first guess for single-member streams.
+  // It is the sender's word, though: deflate expands at most 1032:1, so a claim beyond
+  // that is a lie (a 30-byte body "of" 20 MiB would otherwise cost a 20 MiB zero-filled
+  // buffer per request) and the guess stays at what the input can really hold; a real
+  // larger output (concatenated members) still grows below, up to max_size.
+  constexpr std::size_t kMaxDeflateRatio = 1032;
   std::uint32_t isize;
   std::memcpy(&isize, in.data() + in.size() - 4, 4);
   std::size_t guess = std::max<std::size_t>(isize, in.size() * 4);
-  guess = std::min(guess, max_size);
+  guess = std::min({guess, in.size() * kMaxDeflateRatio, max_size});
   for (;;) {
     out.resize(guess);
     std::size_t actual_in = 0, actual_out = 0;

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,27 @@ TEST(Gzip, RejectsCorruptAndOversized) {
   EXPECT_FALSE(d.decompress(z, out, 1000, &err));
   EXPECT_NE(err.find("exceeds 1000 bytes"), std::string::npos);
   EXPECT_FALSE(d.decompress("", out, 1000, &err));
+}
+
+// The trailer's ISIZE is the sender's claim: a tiny body claiming 4 GiB must not make the
+// decompressor allocate up to the request limit before it finds out.
+TEST(Gzip, AForgedSizeInTheTrailerDoesNotSizeTheBuffer) {
+  GzipCompressor c(6);
+  std::string z;
+  c.compress("hello", z);
+  const std::uint32_t forged = 0xfffffff0u;
+  std::memcpy(z.data() + z.size() - 4, &forged, 4);  // ISIZE is not checked by the decoder's CRC
+  GzipDecompressor d;
+  std::string out, err;
+  // libdeflate checks ISIZE against what it decoded: the forged stream is corrupt, but it
+  // is found out with a buffer sized by the input, not by the 20 MiB limit.
+  EXPECT_FALSE(d.decompress(z, out, 20u << 20, &err));
+  EXPECT_LE(out.capacity(), z.size() * 1032 * 2) << err;
+  // A real stream near the deflate ratio still decodes whole (the guess grows).
+  std::string zeros(4u << 20, '\0'), big;
+  c.compress(zeros, big);
+  ASSERT_TRUE(d.decompress(big, out, 20u << 20, &err)) << err;
+  EXPECT_EQ(out, zeros);
 }
 
 // Every level, with inputs that stress the igzip path (level 1) and libdeflate (the
