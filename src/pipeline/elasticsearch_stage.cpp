@@ -143,7 +143,10 @@ class ElasticsearchStage final : public ExporterStage {
   bool healthy() const override { return !stopped_.load(); }
 
  private:
-  static constexpr std::uint64_t kDefaultQueueBytes = 256ull << 20;
+  // 64 MiB of encoded documents is 13 bulk requests of the default 5 MB, enough to keep the
+  // senders busy through a burst; beyond it receivers get back-pressure. 256 MiB gave the
+  // same throughput in `tern demo` at 2.3x the peak RSS (docs/benchmarks.md, Demo).
+  static constexpr std::uint64_t kDefaultQueueBytes = 64ull << 20;
   static constexpr std::chrono::milliseconds kRoomPoll{200};  // how soon a waiting consumer sees shutdown
 
   // With a disk queue the memory queue only buffers what the reader loop has encoded for

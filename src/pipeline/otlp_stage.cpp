@@ -20,7 +20,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace ox = exporter::otlp;
 
-constexpr std::uint64_t kDefaultQueueBytes = 256ull << 20;
+constexpr std::uint64_t kDefaultQueueBytes = 64ull << 20;  // as the Elasticsearch stage's
 constexpr std::uint64_t kDefaultQueueEntries = 1000;  // the Collector's sending_queue.queue_size
 // Merged requests stay below the 4 MiB a gRPC server accepts by default (the Collector's
 // max_recv_msg_size_mib); a single larger request is still sent, alone.
