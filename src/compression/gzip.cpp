@@ -7,6 +7,7 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <utility>
 
 namespace tern::compression {
 
@@ -130,44 +131,48 @@ GzipDecompressor::~GzipDecompressor() { libdeflate_free_decompressor(d_); }
 
 bool GzipDecompressor::decompress(std::string_view in, std::string& out, std::size_t max_size,
                                   std::string* error) {
-  if (in.size() < 18) {
-    if (error) *error = "gzip body too short";
+  const auto fail = [&](std::string message) {
+    if (error) *error = std::move(message);
     return false;
-  }
+  };
+  if (in.size() < 18) return fail("gzip body too short");
   // The trailer's ISIZE (size mod 2^32) is a good first guess for single-member streams.
   // It is the sender's word, though: deflate expands at most 1032:1, so a claim beyond
   // that is a lie (a 30-byte body "of" 20 MiB would otherwise cost a 20 MiB zero-filled
   // buffer per request) and the guess stays at what the input can really hold; a real
-  // larger output (concatenated members) still grows below, up to max_size.
+  // larger output still grows below, up to max_size.
   constexpr std::size_t kMaxDeflateRatio = 1032;
   std::uint32_t isize;
   std::memcpy(&isize, in.data() + in.size() - 4, 4);
-  std::size_t guess = std::max<std::size_t>(isize, in.size() * 4);
-  guess = std::min({guess, in.size() * kMaxDeflateRatio, max_size});
+  std::size_t room = std::max<std::size_t>(isize, in.size() * 4);
+  room = std::min({room, in.size() * kMaxDeflateRatio, max_size});
+  // Members (RFC 1952 allows any number, concatenated) are decoded one after the other
+  // into the same string, in a loop: a body of 200,000 empty members must cost 200,000
+  // small calls, not that deep a recursion with a buffer per level (which ran out of
+  // memory on a 4 MB body). `out` only grows (it may be longer than `room` asks, from this
+  // call or an earlier one), so each byte is zero-filled once; `room` is what a member may
+  // fill, and written + room never passes max_size.
+  std::size_t written = 0;
   for (;;) {
-    out.resize(guess);
-    std::size_t actual_in = 0, actual_out = 0;
-    auto r = libdeflate_gzip_decompress_ex(d_, in.data(), in.size(), out.data(), out.size(), &actual_in,
-                                           &actual_out);
+    if (out.size() < written + room) out.resize(written + room);
+    std::size_t used_in = 0, produced = 0;
+    const auto r = libdeflate_gzip_decompress_ex(d_, in.data(), in.size(), out.data() + written, room,
+                                                 &used_in, &produced);
     if (r == LIBDEFLATE_SUCCESS) {
-      out.resize(actual_out);
-      if (actual_in == in.size()) return true;
-      // Concatenated gzip members: decode the rest and append.
-      std::string rest;
-      if (!decompress(in.substr(actual_in), rest, max_size - actual_out, error)) return false;
-      out.append(rest);
-      return true;
+      written += produced;
+      in.remove_prefix(used_in);
+      if (in.empty()) break;
+      if (in.size() < 18) return fail("corrupt gzip data (trailing bytes after the last member)");
+      room = std::min(in.size() * 4, max_size - written);
+      continue;
     }
-    if (r != LIBDEFLATE_INSUFFICIENT_SPACE) {
-      if (error) *error = "corrupt gzip data";
-      return false;
-    }
-    if (guess >= max_size) {
-      if (error) *error = "decompressed body exceeds " + std::to_string(max_size) + " bytes";
-      return false;
-    }
-    guess = std::min(max_size, guess * 2);
+    if (r != LIBDEFLATE_INSUFFICIENT_SPACE) return fail("corrupt gzip data");
+    if (written + room >= max_size)
+      return fail("decompressed body exceeds " + std::to_string(max_size) + " bytes");
+    room = std::min(max_size - written, 2 * room + 4096);
   }
+  out.resize(written);
+  return true;
 }
 
 }  // namespace tern::compression

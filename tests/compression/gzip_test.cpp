@@ -67,6 +67,38 @@ TEST(Gzip, RejectsCorruptAndOversized) {
   EXPECT_FALSE(d.decompress("", out, 1000, &err));
 }
 
+// RFC 1952 allows any number of members. Each used to be decoded one recursion level deeper
+// with a buffer of its own: 200,000 empty members (a 4 MB body) exhausted the memory.
+TEST(Gzip, ManyConcatenatedMembersDecodeInALoop) {
+  GzipCompressor c(6);
+  std::string empty, ab;
+  c.compress("", empty);
+  c.compress("ab", ab);
+  std::string body;
+  for (int i = 0; i < 200000; ++i) body += empty;
+  GzipDecompressor d;
+  std::string out, err;
+  ASSERT_TRUE(d.decompress(body, out, 20u << 20, &err)) << err;
+  EXPECT_EQ(out, "");
+  EXPECT_LE(out.capacity(), body.size() * 8);  // one buffer, sized by the input
+
+  body.clear();
+  for (int i = 0; i < 50000; ++i) body += ab;
+  ASSERT_TRUE(d.decompress(body, out, 20u << 20, &err)) << err;
+  ASSERT_EQ(out.size(), 100000u);
+  EXPECT_EQ(out.find_first_not_of("ab"), std::string::npos);
+  EXPECT_EQ(out.substr(0, 6), "ababab");
+
+  // The limit counts all members together.
+  EXPECT_FALSE(d.decompress(body, out, 99999, &err));
+  EXPECT_NE(err.find("exceeds 99999 bytes"), std::string::npos) << err;
+  // Bytes after the last member that are not a member.
+  EXPECT_FALSE(d.decompress(ab + ab + "xyz", out, 1024, &err));
+  EXPECT_NE(err.find("trailing bytes"), std::string::npos) << err;
+  EXPECT_FALSE(d.decompress(ab + std::string(30, '\0'), out, 1024, &err));
+  EXPECT_EQ(err, "corrupt gzip data");
+}
+
 // The trailer's ISIZE is the sender's claim: a tiny body claiming 4 GiB must not make the
 // decompressor allocate up to the request limit before it finds out.
 TEST(Gzip, AForgedSizeInTheTrailerDoesNotSizeTheBuffer) {
