@@ -21,6 +21,7 @@ enum class EncodeReject : std::uint8_t {
   UnsupportedMode,      // the configured mapping mode cannot encode this signal
   BodyNotMap,           // bodymap mode: a log record whose body is not a map has no document
   BadDataStreamType,    // bodymap mode: `data_stream.type` is neither "logs" nor "metrics"
+  OutputTooLarge,       // the scope's documents would take the output past its bound (encoder.h)
   kCount
 };
 
@@ -36,6 +37,8 @@ constexpr const char* to_string(EncodeReject r) {
       return "body_not_map";
     case EncodeReject::BadDataStreamType:
       return "bad_data_stream_type";
+    case EncodeReject::OutputTooLarge:
+      return "output_too_large";
     case EncodeReject::kCount: break;
   }
   return "unknown";

@@ -689,6 +689,13 @@ void Encoder::write_data_stream(JsonWriter& w, const Route& r) {
     write_data_stream_json(w, r);
 }
 
+bool Encoder::fits_output(std::size_t written, std::size_t docs, std::size_t per_doc) const {
+  const std::size_t max = config_.max_output_bytes;
+  if (written >= max) return docs == 0;
+  // Both factors are counts and sizes from one request (far below 2^32): no wrap.
+  return docs * per_doc <= max - written;
+}
+
 void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& attrs, bool metrics_mode,
                                std::string_view event_name) {
   if (attrs.empty() && event_name.empty()) return;
@@ -831,12 +838,17 @@ std::optional<MappingMode> Encoder::scope_mode(const pdata::InstrumentationScope
   return v ? parse_mapping_mode(v->string_value) : std::optional<MappingMode>(config_.mode);
 }
 
-void Encoder::encode_scope_logs_bodymap(JsonWriter& w, const pdata::ResourceLogs& rl,
+void Encoder::encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, const pdata::ResourceLogs& rl,
                                         const pdata::ScopeLogs& sl, EncodedBatch& out) {
   // The scope's route, for the records without routing attributes of their own.
   const bool scope_ok = resolve_bodymap_route(config_.logs_index, nullptr, sl.scope, rl.resource.attributes,
                                               scope_route_.route);
   if (scope_ok) scope_route_.build();
+  // A bodymap document repeats only its action line.
+  if (!fits_output(written, sl.log_records.size(), scope_ok ? scope_route_.action.size() : 0)) {
+    out.stats.count(EncodeReject::OutputTooLarge, sl.log_records.size());
+    return;
+  }
   for (const auto& r : sl.log_records) {
     if (r.body.kind != ValueKind::KvList) {
       out.stats.count(EncodeReject::BodyNotMap);
@@ -865,19 +877,25 @@ void Encoder::encode_scope_logs_bodymap(JsonWriter& w, const pdata::ResourceLogs
 
 void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   JsonWriter w(out.data);
+  const std::size_t base = w.size();
   begin_output();
   for (const auto& rl : logs.resource_logs) {
     cache_resource(rl.resource, rl.schema_url, false);
     for (const auto& sl : rl.scope_logs) {
       if (const std::optional<MappingMode> mode = scope_mode(sl.scope); mode != MappingMode::Otel) {
         if (mode)
-          encode_scope_logs_bodymap(w, rl, sl, out);
+          encode_scope_logs_bodymap(w, w.size() - base, rl, sl, out);
         else  // a mode this encoder does not have (ecs, none, raw, ...)
           out.stats.count(EncodeReject::UnsupportedMode, sl.log_records.size());
         continue;
       }
       cache_scope(sl.scope, sl.schema_url, false);
       begin_scope_route(config_.logs_index, "logs", sl.scope, rl.resource.attributes);
+      if (!fits_output(w.size() - base, sl.log_records.size(),
+                       scope_route_.action.size() + scope_route_.data_stream.size() + tail_.size())) {
+        out.stats.count(EncodeReject::OutputTooLarge, sl.log_records.size());
+        continue;
+      }
       for (const auto& r : sl.log_records) {
         const RecordKeys keys = scan_keys(r.attributes);
         const Route& route = keys.routing ? route_for(r.attributes) : scope_route_.route;
@@ -1001,6 +1019,7 @@ void Encoder::encode_traces(const pdata::TracesData& traces, EncodedBatch& out) 
 
 void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& out) {
   JsonWriter w(out.data);
+  const std::size_t base = w.size();
   begin_output();
   for (const auto& rs : traces.resource_spans) {
     cache_resource(rs.resource, rs.schema_url, false);
@@ -1011,6 +1030,13 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
       }
       cache_scope(ss.scope, ss.schema_url, false);
       begin_scope_route(config_.traces_index, "traces", ss.scope, rs.resource.attributes);
+      std::size_t docs = ss.spans.size();  // and a document per span event
+      for (const auto& s : ss.spans) docs += s.events.size();
+      if (!fits_output(w.size() - base, docs,
+                       scope_route_.action.size() + scope_route_.data_stream.size() + tail_.size())) {
+        out.stats.count(EncodeReject::OutputTooLarge, docs);
+        continue;
+      }
       for (const auto& s : ss.spans) {
         std::size_t start, action_end;
         SharedAction shared;
@@ -1128,6 +1154,7 @@ void Encoder::encode_metrics(const pdata::MetricsData& metrics, EncodedBatch& ou
 
 void Encoder::encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out) {
   JsonWriter w(out.data);
+  const std::size_t base = w.size();
   begin_output();
   for (const auto& rm : metrics.resource_metrics) {
     cache_resource(rm.resource, rm.schema_url, true);
@@ -1139,12 +1166,12 @@ void Encoder::encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatc
         continue;
       }
       cache_scope(sm.scope, sm.schema_url, true);
-      encode_scope_metrics(w, sm, rm, out);
+      encode_scope_metrics(w, w.size() - base, sm, rm, out);
     }
   }
 }
 
-void Encoder::encode_scope_metrics(JsonWriter& w, const pdata::ScopeMetrics& sm,
+void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pdata::ScopeMetrics& sm,
                                    const pdata::ResourceMetrics& rm, EncodedBatch& out) {
   // Group the scope's data points into documents (spec section 2, Metrics):
   // open-addressing table over the group key, groups kept in first-seen order.
@@ -1209,6 +1236,12 @@ void Encoder::encode_scope_metrics(JsonWriter& w, const pdata::ScopeMetrics& sm,
         }
       }
     }
+  }
+
+  // Every document repeats the resource and scope (tail_) and an action line.
+  if (!fits_output(written, groups_.size(), tail_.size() + scope_route_.action.size())) {
+    out.stats.count(EncodeReject::OutputTooLarge, points_.size());
+    return;
   }
 
   // The metrics object and the dynamic templates of a document are only known

@@ -46,6 +46,15 @@ struct EncoderConfig {
   // (EncodedItem::action_at). The collector's queues use it: ~12 % less memory per queued
   // log record. Off by default: `data` is then the bulk NDJSON as is.
   bool share_action_lines = false;
+  // Bounds what one encode call appends. Every document repeats its resource and scope,
+  // so a small request can ask for an enormous output: a 1 MiB resource attribute on 300
+  // empty log records is a 1 MB request and 300 MiB of documents, and the 20 MiB requests
+  // receivers accept by default could ask for terabytes. Before a scope is written, its
+  // documents times what each of them repeats (action line, data_stream, resource and
+  // scope) is checked against what is left; a scope that cannot fit is not written and
+  // its items are counted as output_too_large. (Also keeps EncodedItem's 32-bit offsets
+  // valid.)
+  std::size_t max_output_bytes = std::size_t{512} << 20;
 };
 
 // Where one document goes (spec section 3). Shared with the objmodel baseline.
@@ -128,13 +137,17 @@ class Encoder {
   CachedRoute* cached_route(const Route& route);
   void begin_output();  // a new output: no action line of it can be shared yet
   void write_data_stream(JsonWriter& w, const Route& r);
+  // False when `docs` documents that each repeat `per_doc` bytes cannot fit in what is
+  // left of config_.max_output_bytes after the `written` bytes of this call.
+  bool fits_output(std::size_t written, std::size_t docs, std::size_t per_doc) const;
   void encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out);
   // The scope's `elastic.mapping.mode` attribute (a non-empty string) overrides
   // config_.mode for its items, as in the OpenTelemetry Collector; nullopt for a mode this
   // encoder does not have: the scope's items are counted unsupported_mode.
   std::optional<MappingMode> scope_mode(const pdata::InstrumentationScope& scope) const;
-  void encode_scope_logs_bodymap(JsonWriter& w, const pdata::ResourceLogs& rl, const pdata::ScopeLogs& sl,
-                                 EncodedBatch& out);
+  // `written`: bytes this encode call has appended so far (fits_output).
+  void encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, const pdata::ResourceLogs& rl,
+                                 const pdata::ScopeLogs& sl, EncodedBatch& out);
   void encode_traces_into(const pdata::TracesData& traces, EncodedBatch& out);
   void encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out);
   void write_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, bool metrics_mode,
@@ -142,8 +155,8 @@ class Encoder {
   // resource_json_ = "resource":{..} once per resource; tail_ = ,<resource>,"scope":{..} once per scope.
   void cache_resource(const pdata::Resource& r, std::string_view schema_url, bool metrics_mode);
   void cache_scope(const pdata::InstrumentationScope& s, std::string_view schema_url, bool metrics_mode);
-  void encode_scope_metrics(JsonWriter& w, const pdata::ScopeMetrics& sm, const pdata::ResourceMetrics& rm,
-                            EncodedBatch& out);
+  void encode_scope_metrics(JsonWriter& w, std::size_t written, const pdata::ScopeMetrics& sm,
+                            const pdata::ResourceMetrics& rm, EncodedBatch& out);
   bool write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uint32_t i, std::string_view& tpl,
                           std::uint64_t& doc_count, EncodeStats& stats);
 

@@ -313,5 +313,84 @@ TEST(EsTraces, SpanAndEvents) {
   EXPECT_EQ(action(st, 1)["create"]["_index"], "ev");
 }
 
+// Every document repeats its resource and scope, so a small request can ask for an
+// enormous output; a scope whose repeated parts cannot fit what is left of
+// max_output_bytes is not written, and its items are counted as output_too_large.
+TEST(EsOutputBound, AScopeThatCannotFitIsRejectedWholeAndTheOthersAreWritten) {
+  LogsData d;
+  auto& a = d.arena;
+  const auto add_scope = [&](std::size_t resource_bytes, std::size_t records) {
+    auto& rl = d.resource_logs.emplace_back(a);
+    if (resource_bytes)
+      rl.resource.attributes.push_back(kv(a, "big", s(a, std::string(resource_bytes, 'x'))));
+    auto& sl = rl.scope_logs.emplace_back(a);
+    for (std::size_t i = 0; i < records; ++i) sl.log_records.emplace_back(a).body = s(a, "r");
+  };
+  add_scope(0, 10);          // fits
+  add_scope(64 << 10, 200);  // 200 x 64 KiB = 12.5 MiB: does not
+  add_scope(0, 5);           // fits what is left
+  EncoderConfig cfg;
+  cfg.max_output_bytes = 8 << 20;
+  EncodedBatch b;
+  Encoder(cfg).encode_logs(d, b);
+  expect_valid(b);
+  EXPECT_EQ(b.size(), 15u);
+  EXPECT_EQ(b.stats.rejected[std::size_t(EncodeReject::OutputTooLarge)], 200u);
+  EXPECT_EQ(b.stats.total_rejected(), 200u);
+  EXPECT_LT(b.data.size(), 64u << 10);
+  EXPECT_STREQ(to_string(EncodeReject::OutputTooLarge), "output_too_large");
+}
+
+TEST(EsOutputBound, TheDefaultBoundStopsAOneMegabyteRequestFromAskingForAGigabyte) {
+  // A 1 MiB resource attribute on 1,000 empty records: a request of about 1 MiB whose
+  // documents would take 1 GiB; the default bound (512 MiB) refuses the scope up front.
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.rl->resource.attributes.push_back(kv(a, "big", s(a, std::string(1 << 20, 'x'))));
+  for (int i = 0; i < 1000; ++i) f.add();
+  auto b = f.encode();
+  EXPECT_EQ(b.size(), 0u);
+  EXPECT_EQ(b.stats.rejected[std::size_t(EncodeReject::OutputTooLarge)], 1000u);
+  EXPECT_LT(b.data.capacity(), 64u << 20);  // nothing near the documents' size was reserved
+  // 20 of them (20 MiB) are well within the default bound and are written.
+  f.sl->log_records.erase(f.sl->log_records.begin() + 20, f.sl->log_records.end());
+  auto ok = f.encode();
+  EXPECT_EQ(ok.size(), 20u);
+  EXPECT_EQ(ok.stats.total_rejected(), 0u);
+}
+
+TEST(EsOutputBound, SpansCountTheirEventsAndBodyMapItsActionLines) {
+  TracesData d;
+  auto& a = d.arena;
+  auto& rs = d.resource_spans.emplace_back(a);
+  rs.resource.attributes.push_back(kv(a, "big", s(a, std::string(4096, 'x'))));
+  auto& ss = rs.scope_spans.emplace_back(a);
+  for (int i = 0; i < 10; ++i) {
+    auto& sp = ss.spans.emplace_back(a);
+    sp.events.emplace_back(a);
+    sp.events.emplace_back(a);
+  }
+  EncoderConfig cfg;
+  cfg.max_output_bytes = 64 << 10;  // 30 documents x 4 KiB of resource do not fit
+  EncodedBatch b;
+  Encoder(cfg).encode_traces(d, b);
+  EXPECT_EQ(b.size(), 0u);
+  EXPECT_EQ(b.stats.rejected[std::size_t(EncodeReject::OutputTooLarge)], 30u);  // 10 spans, 20 events
+  cfg.max_output_bytes = 1 << 20;
+  EncodedBatch fits;
+  Encoder(cfg).encode_traces(d, fits);
+  expect_valid(fits);
+  EXPECT_EQ(fits.size(), 30u);
+
+  LogsFixture f;
+  for (int i = 0; i < 10; ++i) f.add().body = kvlist(f.d.arena, {});
+  EncoderConfig bm;
+  bm.mode = MappingMode::BodyMap;
+  bm.max_output_bytes = 100;  // ten action lines of ~45 bytes
+  auto r = f.encode(bm);
+  EXPECT_EQ(r.size(), 0u);
+  EXPECT_EQ(r.stats.rejected[std::size_t(EncodeReject::OutputTooLarge)], 10u);
+}
+
 }  // namespace
 }  // namespace tern::encoding::es::test

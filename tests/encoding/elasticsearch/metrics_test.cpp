@@ -242,5 +242,23 @@ TEST(EsMetrics, StaticIndexRouting) {
   EXPECT_FALSE(doc(b, 0).contains("data_stream"));
 }
 
+TEST(EsMetrics, DocumentsThatCannotFitTheOutputBoundAreRejectedAsOutputTooLarge) {
+  MetricsFixture f;
+  f.rm->resource.attributes.push_back(kv(f.d.arena, "big", s(f.d.arena, std::string(4096, 'x'))));
+  auto& m = f.metric("m", MetricType::Gauge);
+  for (int i = 0; i < 20; ++i) f.int_point(m, i, 3600000000000ull + i * 1000000ull);  // 20 documents
+  auto& same = f.metric("n", MetricType::Gauge);
+  for (int i = 0; i < 20; ++i) f.int_point(same, i, 3600000000000ull + i * 1000000ull);  // grouped with m's
+  EncoderConfig cfg;
+  cfg.max_output_bytes = 64 << 10;  // 20 documents x 4 KiB do not fit
+  auto b = f.encode(cfg);
+  EXPECT_EQ(b.size(), 0u);
+  EXPECT_EQ(b.stats.rejected[std::size_t(EncodeReject::OutputTooLarge)], 40u);  // data points
+  cfg.max_output_bytes = 128 << 10;  // the bound counts documents (20), not points (40)
+  auto ok = f.encode(cfg);
+  EXPECT_EQ(ok.size(), 20u);
+  EXPECT_EQ(ok.stats.total_rejected(), 0u);
+}
+
 }  // namespace
 }  // namespace tern::encoding::es::test
