@@ -19,6 +19,17 @@ struct DecodeError {
 struct DecodeOptions {
   int max_depth = 64;          // nesting limit for AnyValue arrays/kvlists (and JSON objects)
   bool validate_utf8 = false;  // reject invalid UTF-8 in string fields instead of keeping the bytes
+  // Bound on the memory the decoded batch takes in its arena (records, attributes, values;
+  // strings stay views into the input and do not count); 0 = none. Empty messages are 2
+  // bytes on the wire and a record of ~170 in memory, so without a bound a 20 MiB request
+  // of empty log records decodes into ~1.7 GB. Over it the request is refused.
+  std::size_t max_decoded_bytes = 0;
 };
+
+// The message of a decode refused by max_decoded_bytes.
+inline std::string decoded_size_message(std::size_t limit) {
+  return "the decoded request would take more than " + std::to_string(limit) +
+         " bytes of memory (empty or tiny items in great number)";
+}
 
 }  // namespace tern::otlp

@@ -6,8 +6,10 @@
 // nested values) is bump-allocated from a monotonic resource and freed at once
 // when the batch dies. Batches built by hand (generator, SDK, tests) copy their
 // strings into the arena with `copy()` so they own their storage too.
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <memory_resource>
 #include <string>
@@ -19,15 +21,23 @@ namespace tern::pdata {
 template <class T>
 using Vec = std::pmr::vector<T>;
 
+// Thrown by an arena's allocation past its limit (Arena::limit_to): the decoders catch it
+// and report the request as too large when decoded.
+struct ArenaLimitExceeded : std::exception {
+  const char* what() const noexcept override { return "arena limit exceeded"; }
+};
+
 class Arena {
   // Counts the chunks the monotonic resource takes from the heap (one call per chunk,
   // not per object), so queues can bound batches by the memory they really hold.
   class CountingUpstream final : public std::pmr::memory_resource {
   public:
     std::size_t bytes = 0;
+    std::size_t limit = 0;  // 0: none
 
-  private:
+   private:
     void* do_allocate(std::size_t n, std::size_t align) override {
+      if (limit && n > limit - std::min(bytes, limit)) throw ArenaLimitExceeded();
       bytes += n;
       return std::pmr::new_delete_resource()->allocate(n, align);
     }
@@ -54,6 +64,12 @@ public:
 
   // Heap bytes this batch holds: arena chunks plus the buffers it keeps alive.
   std::size_t bytes_held() const { return resources_->upstream.bytes + held_bytes_; }
+
+  // While set (non-zero), an allocation that would take the arena's chunks past `bytes`
+  // throws ArenaLimitExceeded instead. The decoders set it from
+  // DecodeOptions::max_decoded_bytes for the time of one decode. Chunks grow
+  // geometrically, so the arena holds at most about `bytes` when it throws.
+  void limit_to(std::size_t bytes) const { resources_->upstream.limit = bytes; }
 
   template <class T>
   Vec<T> vec() const {

@@ -24,6 +24,20 @@ std::string round_trip(std::string_view in, Dec dec, Enc enc) {
   return out;
 }
 
+TEST(OtlpJson, MaxDecodedBytesRefusesARequestOfMillionsOfEmptyItems) {
+  std::string in = R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[)";
+  for (int i = 0; i < 200000; ++i) in += i ? ",{}" : "{}";
+  in += "]}]}]}";
+  LogsData bounded;
+  auto err = decode_logs_json(in, bounded, DecodeOptions{.max_decoded_bytes = 4u << 20});
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(err->message, decoded_size_message(4u << 20));
+  EXPECT_NO_THROW(bounded.arena.copy(std::string(8u << 20, 'x')));
+  LogsData roomy;
+  ASSERT_FALSE(decode_logs_json(in, roomy, DecodeOptions{.max_decoded_bytes = 256u << 20}).has_value());
+  EXPECT_EQ(roomy.record_count(), 200000u);
+}
+
 TEST(OtlpJson, LogsRoundTripEveryField) {
   EXPECT_EQ(round_trip<LogsData>(kLogs, decode_logs_json, encode_logs_json), kLogs);
 }

@@ -72,6 +72,46 @@ std::string via_proto(std::string_view json, auto decode_json, auto encode_proto
   return back;
 }
 
+// `n` empty log records: 2 bytes each on the wire, a whole LogRecord each once decoded.
+std::string empty_log_records_proto(std::size_t n) {
+  const auto varint = [](std::string& out, std::size_t v) {
+    while (v >= 0x80) {
+      out += static_cast<char>(v | 0x80);
+      v >>= 7;
+    }
+    out += static_cast<char>(v);
+  };
+  std::string records;
+  for (std::size_t i = 0; i < n; ++i) records += std::string("\x12\x00", 2);  // log_records {}
+  std::string scope_logs = "\x12";                                            // scope_logs
+  varint(scope_logs, records.size());
+  scope_logs += records;
+  std::string req = "\x0a";  // resource_logs
+  varint(req, scope_logs.size());
+  return req + scope_logs;
+}
+
+TEST(OtlpProto, MaxDecodedBytesRefusesARequestOfMillionsOfEmptyItems) {
+  const std::string in = empty_log_records_proto(200000);  // 400 KB on the wire
+  LogsData unbounded;
+  ASSERT_FALSE(decode_logs_proto(in, unbounded).has_value());
+  EXPECT_EQ(unbounded.record_count(), 200000u);
+  EXPECT_GT(unbounded.arena.bytes_held(), 40u * in.size());  // what the bound is for
+
+  LogsData bounded;
+  auto err = decode_logs_proto(in, bounded, DecodeOptions{.max_decoded_bytes = 4u << 20});
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(err->message, decoded_size_message(4u << 20));
+  EXPECT_LE(bounded.arena.bytes_held(), (4u << 20) + in.size());
+  // The limit lasts only while decoding: the batch's arena is usable afterwards.
+  EXPECT_NO_THROW(bounded.arena.copy(std::string(8u << 20, 'x')));
+
+  // A bound the request stays under changes nothing.
+  LogsData roomy;
+  ASSERT_FALSE(decode_logs_proto(in, roomy, DecodeOptions{.max_decoded_bytes = 256u << 20}).has_value());
+  EXPECT_EQ(roomy.record_count(), 200000u);
+}
+
 TEST(OtlpProto, LogsEveryFieldRoundTrip) {
   EXPECT_EQ(
       via_proto<LogsData>(kLogs, decode_logs_json, encode_logs_proto, decode_logs_proto, encode_logs_json),

@@ -12,6 +12,7 @@
 #include "compression/gzip.h"
 #include "otlp/json_codec.h"
 #include "otlp/proto_codec.h"
+#include "receiver/otlp/export_core.h"
 #include "receiver/otlp/otlp_receiver.h"
 #include "receiver/otlp/test_util.h"
 
@@ -502,6 +503,48 @@ TEST(OtlpHttpStart, BindErrorThrows) {
   c.http.endpoint = "127.0.0.1";  // no port
   OtlpReceiver third(c, consumer, {1, 1, std::chrono::seconds(1)});
   EXPECT_ANY_THROW(third.start());
+}
+
+// A body of a million empty log records (2 MB) would decode into ~170 MB: more than 32x
+// its size and the 64 MiB floor, so the receiver refuses it as bad data; a real request
+// of the same size is accepted.
+TEST(OtlpExportCore, ARequestThatDecodesIntoFarMoreThanItsSizeIsRefused) {
+  RecordingConsumer consumer;
+  OtlpReceiverCounters counters;
+  ExportCore core(consumer, counters);
+  std::string records;
+  for (int i = 0; i < 1000000; ++i) records += std::string("\x12\x00", 2);
+  std::string body = "\x0a";
+  const auto varint = [](std::string& out, std::size_t v) {
+    while (v >= 0x80) {
+      out += static_cast<char>(v | 0x80);
+      v >>= 7;
+    }
+    out += static_cast<char>(v);
+  };
+  std::string scope_logs = "\x12";
+  varint(scope_logs, records.size());
+  scope_logs += records;
+  varint(body, scope_logs.size());
+  body += scope_logs;
+  auto out = core.export_request(Signal::Logs, Encoding::kProto, body);
+  EXPECT_EQ(out.kind, ExportOutcome::Kind::kBadData);
+  EXPECT_NE(out.message.find("the decoded request would take more than"), std::string::npos) << out.message;
+  EXPECT_TRUE(consumer.logs.empty());
+
+  pdata::LogsData d;
+  auto& sl = d.resource_logs.emplace_back(d.arena).scope_logs.emplace_back(d.arena);
+  for (int i = 0; i < 20000; ++i) {
+    auto& r = sl.log_records.emplace_back(d.arena);
+    r.time_unix_nano = 1;
+    r.body = pdata::AnyValue::string("a log line of some ordinary length, as services write them");
+    r.attributes.push_back({"service.name", pdata::AnyValue::string("checkout")});
+  }
+  std::string real;
+  tern::otlp::encode_logs_proto(d, real);
+  ASSERT_GT(real.size(), 1u << 20);
+  EXPECT_EQ(core.export_request(Signal::Logs, Encoding::kProto, real).kind, ExportOutcome::Kind::kOk);
+  EXPECT_EQ(consumer.logs.size(), 1u);
 }
 
 }  // namespace
