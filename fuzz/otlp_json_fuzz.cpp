@@ -1,6 +1,7 @@
 // libFuzzer target: every OTLP/JSON decoder on arbitrary bytes, then re-encode and
 // decode again; a re-encoded batch must always decode (the encoder writes valid JSON)
-// and encode to the same bytes again (nothing is lost or changed on the way).
+// and encode to the same bytes again (nothing is lost or changed on the way). A decode
+// under a small max_decoded_bytes gives the same batch or the size refusal.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -17,6 +18,19 @@ void check(std::string_view in, Dec dec, Enc enc) {
   if (dec(in, data, opt)) return;
   std::string out;
   enc(data, out);
+  // Under a memory bound (4-36 KiB, from the input's size) a decode either gives the same
+  // batch or is refused for its decoded size, never for anything else.
+  tern::otlp::DecodeOptions bounded;
+  bounded.max_depth = 16;
+  bounded.max_decoded_bytes = 4096 + 64 * (in.size() % 512);
+  Data small;
+  if (auto err = dec(in, small, bounded)) {
+    if (err->message != tern::otlp::decoded_size_message(bounded.max_decoded_bytes)) std::abort();
+  } else {
+    std::string same;
+    enc(small, same);
+    if (same != out) std::abort();
+  }
   Data again;
   if (dec(out, again, tern::otlp::DecodeOptions{})) std::abort();
   std::string twice;
