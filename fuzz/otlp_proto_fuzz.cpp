@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "bounded_decode.h"
 #include "otlp/proto_codec.h"
 
 namespace {
@@ -28,19 +29,7 @@ void check(std::string_view in, Dec dec, Enc enc) {
   if (failed) return;
   std::string out;
   enc(data, out);
-  // Under a memory bound (4-36 KiB, from the input's size) a decode either gives the same
-  // batch or is refused for its decoded size, never for anything else.
-  tern::otlp::DecodeOptions bounded;
-  bounded.max_depth = 16;
-  bounded.max_decoded_bytes = 4096 + 64 * (in.size() % 512);
-  Data small;
-  if (auto err = dec(in, small, bounded)) {
-    if (err->message != tern::otlp::decoded_size_message(bounded.max_decoded_bytes)) std::abort();
-  } else {
-    std::string same;
-    enc(small, same);
-    if (same != out) std::abort();
-  }
+  tern::fuzz::check_bounded_decode<Data>(in, dec, enc, out);
   Data again;
   if (dec(out, again, tern::otlp::DecodeOptions{})) std::abort();
   std::string twice;
