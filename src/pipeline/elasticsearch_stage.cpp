@@ -143,17 +143,13 @@ class ElasticsearchStage final : public ExporterStage {
   bool healthy() const override { return !stopped_.load(); }
 
  private:
-  // 64 MiB of encoded documents is 13 bulk requests of the default 5 MB, enough to keep the
-  // senders busy through a burst; beyond it receivers get back-pressure. 256 MiB gave the
-  // same throughput in `tern demo` at 2.3x the peak RSS (docs/benchmarks.md, Demo).
-  static constexpr std::uint64_t kDefaultQueueBytes = 64ull << 20;
   static constexpr std::chrono::milliseconds kRoomPoll{200};  // how soon a waiting consumer sees shutdown
 
   // With a disk queue the memory queue only buffers what the reader loop has encoded for
   // the senders: a few requests' worth, the backlog waits on disk.
   static queue::MemoryQueueLimits memory_limits(const config::ElasticsearchExporterConfig& c) {
     if (uses_disk_queue(c)) return {.max_bytes = std::max<std::uint64_t>(4ull << 20, 4 * c.flush.bytes)};
-    return {.max_bytes = c.sending_queue.max_bytes ? c.sending_queue.max_bytes : kDefaultQueueBytes,
+    return {.max_bytes = c.sending_queue.max_bytes ? c.sending_queue.max_bytes : queue::kDefaultQueueBytes,
             .max_items = 0,
             .max_entries = c.sending_queue.queue_size};
   }

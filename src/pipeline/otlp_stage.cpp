@@ -20,7 +20,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace ox = exporter::otlp;
 
-constexpr std::uint64_t kDefaultQueueBytes = 64ull << 20;  // as the Elasticsearch stage's
 constexpr std::uint64_t kDefaultQueueEntries = 1000;  // the Collector's sending_queue.queue_size
 // Merged requests stay below the 4 MiB a gRPC server accepts by default (the Collector's
 // max_recv_msg_size_mib); a single larger request is still sent, alone.
@@ -72,7 +71,7 @@ class OtlpStage final : public ExporterStage {
       : id_(std::move(id)),
         http_(c.protocol == config::OtlpExporterConfig::Protocol::kHttp),
         queue_(queue::MemoryQueueLimits{
-            .max_bytes = kDefaultQueueBytes, .max_items = 0, .max_entries = kDefaultQueueEntries}),
+            .max_bytes = queue::kDefaultQueueBytes, .max_items = 0, .max_entries = kDefaultQueueEntries}),
         batch_(batch) {
     if (batch_.max_bytes == 0) batch_.max_bytes = kDefaultRequestBytes;
     options_.protocol = http_ ? ox::Protocol::Http : ox::Protocol::Grpc;

@@ -33,8 +33,14 @@ struct Entry {
   pdata::DeliveryTokenPtr delivery;
 };
 
+// The exporters' default byte bound (sending_queue.max_bytes: 0). 64 MiB of encoded
+// documents is 13 bulk requests of the default 5 MB flush, enough to keep the senders busy
+// through a burst; beyond it receivers get back-pressure. 256 MiB gave the same throughput
+// in `tern demo` at 2.3x the peak RSS (docs/benchmarks.md, Demo).
+inline constexpr std::uint64_t kDefaultQueueBytes = 64ull << 20;
+
 struct MemoryQueueLimits {
-  std::uint64_t max_bytes = 64ull << 20;
+  std::uint64_t max_bytes = kDefaultQueueBytes;
   std::uint64_t max_items = 0;    // events; 0 = no bound
   std::uint64_t max_entries = 0;  // requests (sending_queue.queue_size); 0 = no bound
 };
