@@ -802,14 +802,12 @@ private:
 template <class Data, class Fn>
 std::optional<DecodeError> decode(std::string_view in, Data& out, const DecodeOptions& opt, Fn fn) {
   Decoder d(in, out.arena, opt);
-  out.arena.limit_to(opt.max_decoded_bytes);
   try {
+    const pdata::Arena::Limit limit(out.arena, opt.max_decoded_bytes);
     d.run([&](std::string_view k, od::value& f) { return (d.*fn)(k, f, out); });
   } catch (const pdata::ArenaLimitExceeded&) {
-    out.arena.limit_to(0);
     return DecodeError{d.loc(), {}, decoded_size_message(opt.max_decoded_bytes)};
   }
-  out.arena.limit_to(0);  // what the pipeline adds later is not the decoder's to bound
   return std::move(d.error);
 }
 

@@ -1186,14 +1186,12 @@ template <class Data, class Fn>
 std::optional<DecodeError> run(std::string_view in, Data& out, const DecodeOptions& opt, Fn fn) {
   Ctx c{in.data(), opt, out.arena, {}, {}};
   bool ok;
-  out.arena.limit_to(opt.max_decoded_bytes);
   try {
+    const Arena::Limit limit(out.arena, opt.max_decoded_bytes);
     ok = fn(c, Cur{in.data(), in.data() + in.size()}, out);
   } catch (const pdata::ArenaLimitExceeded&) {
-    out.arena.limit_to(0);
     return DecodeError{0, {}, decoded_size_message(opt.max_decoded_bytes)};
   }
-  out.arena.limit_to(0);  // what the pipeline adds later is not the decoder's to bound
   if (ok) return std::nullopt;
   for (auto it = c.path.rbegin(); it != c.path.rend(); ++it) {
     if (!c.err.field.empty()) c.err.field += '.';

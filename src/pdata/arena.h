@@ -21,7 +21,7 @@ namespace tern::pdata {
 template <class T>
 using Vec = std::pmr::vector<T>;
 
-// Thrown by an arena's allocation past its limit (Arena::limit_to): the decoders catch it
+// Thrown by an arena's allocation past its limit (Arena::Limit): the decoders catch it
 // and report the request as too large when decoded.
 struct ArenaLimitExceeded : std::exception {
   const char* what() const noexcept override { return "arena limit exceeded"; }
@@ -65,11 +65,21 @@ public:
   // Heap bytes this batch holds: arena chunks plus the buffers it keeps alive.
   std::size_t bytes_held() const { return resources_->upstream.bytes + held_bytes_; }
 
-  // While set (non-zero), an allocation that would take the arena's chunks past `bytes`
-  // throws ArenaLimitExceeded instead. The decoders set it from
-  // DecodeOptions::max_decoded_bytes for the time of one decode. Chunks grow
-  // geometrically, so the arena holds at most about `bytes` when it throws.
-  void limit_to(std::size_t bytes) const { resources_->upstream.limit = bytes; }
+  // While a Limit lives (non-zero bytes), an allocation that would take the arena's
+  // chunks past `bytes` throws ArenaLimitExceeded instead. The decoders hold one from
+  // DecodeOptions::max_decoded_bytes for the time of one decode (what the pipeline adds
+  // later is not theirs to bound). Chunks grow geometrically, so the arena holds at most
+  // about `bytes` when it throws.
+  class Limit {
+   public:
+    Limit(const Arena& a, std::size_t bytes) : upstream_(a.resources_->upstream) { upstream_.limit = bytes; }
+    ~Limit() { upstream_.limit = 0; }
+    Limit(const Limit&) = delete;
+    Limit& operator=(const Limit&) = delete;
+
+   private:
+    CountingUpstream& upstream_;
+  };
 
   template <class T>
   Vec<T> vec() const {
