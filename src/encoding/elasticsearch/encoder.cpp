@@ -689,11 +689,17 @@ void Encoder::write_data_stream(JsonWriter& w, const Route& r) {
     write_data_stream_json(w, r);
 }
 
-bool Encoder::fits_output(std::size_t written, std::size_t docs, std::size_t per_doc) const {
+bool Encoder::fits_output(std::size_t written, std::size_t docs, std::size_t per_doc, std::uint64_t events,
+                          EncodeStats& stats) const {
   const std::size_t max = config_.max_output_bytes;
-  if (written >= max) return docs == 0;
   // Both factors are counts and sizes from one request (far below 2^32): no wrap.
-  return docs * per_doc <= max - written;
+  if (written >= max ? docs == 0 : docs * per_doc <= max - written) return true;
+  stats.count(EncodeReject::OutputTooLarge, events);
+  return false;
+}
+
+std::size_t Encoder::scope_doc_bytes() const {
+  return scope_route_.action.size() + scope_route_.data_stream.size() + tail_.size();
 }
 
 void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& attrs, bool metrics_mode,
@@ -845,10 +851,9 @@ void Encoder::encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, cons
                                               scope_route_.route);
   if (scope_ok) scope_route_.build();
   // A bodymap document repeats only its action line.
-  if (!fits_output(written, sl.log_records.size(), scope_ok ? scope_route_.action.size() : 0)) {
-    out.stats.count(EncodeReject::OutputTooLarge, sl.log_records.size());
+  if (!fits_output(written, sl.log_records.size(), scope_ok ? scope_route_.action.size() : 0,
+                   sl.log_records.size(), out.stats))
     return;
-  }
   for (const auto& r : sl.log_records) {
     if (r.body.kind != ValueKind::KvList) {
       out.stats.count(EncodeReject::BodyNotMap);
@@ -891,11 +896,9 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
       }
       cache_scope(sl.scope, sl.schema_url, false);
       begin_scope_route(config_.logs_index, "logs", sl.scope, rl.resource.attributes);
-      if (!fits_output(w.size() - base, sl.log_records.size(),
-                       scope_route_.action.size() + scope_route_.data_stream.size() + tail_.size())) {
-        out.stats.count(EncodeReject::OutputTooLarge, sl.log_records.size());
+      if (!fits_output(w.size() - base, sl.log_records.size(), scope_doc_bytes(), sl.log_records.size(),
+                       out.stats))
         continue;
-      }
       for (const auto& r : sl.log_records) {
         const RecordKeys keys = scan_keys(r.attributes);
         const Route& route = keys.routing ? route_for(r.attributes) : scope_route_.route;
@@ -1032,11 +1035,7 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
       begin_scope_route(config_.traces_index, "traces", ss.scope, rs.resource.attributes);
       std::size_t docs = ss.spans.size();  // and a document per span event
       for (const auto& s : ss.spans) docs += s.events.size();
-      if (!fits_output(w.size() - base, docs,
-                       scope_route_.action.size() + scope_route_.data_stream.size() + tail_.size())) {
-        out.stats.count(EncodeReject::OutputTooLarge, docs);
-        continue;
-      }
+      if (!fits_output(w.size() - base, docs, scope_doc_bytes(), docs, out.stats)) continue;
       for (const auto& s : ss.spans) {
         std::size_t start, action_end;
         SharedAction shared;
@@ -1239,10 +1238,9 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
   }
 
   // Every document repeats the resource and scope (tail_) and an action line.
-  if (!fits_output(written, groups_.size(), tail_.size() + scope_route_.action.size())) {
-    out.stats.count(EncodeReject::OutputTooLarge, points_.size());
+  if (!fits_output(written, groups_.size(), tail_.size() + scope_route_.action.size(), points_.size(),
+                   out.stats))
     return;
-  }
 
   // The metrics object and the dynamic templates of a document are only known
   // once its points are written (rejects drop out): built aside, copied after.

@@ -138,8 +138,13 @@ class Encoder {
   void begin_output();  // a new output: no action line of it can be shared yet
   void write_data_stream(JsonWriter& w, const Route& r);
   // False when `docs` documents that each repeat `per_doc` bytes cannot fit in what is
-  // left of config_.max_output_bytes after the `written` bytes of this call.
-  bool fits_output(std::size_t written, std::size_t docs, std::size_t per_doc) const;
+  // left of config_.max_output_bytes after the `written` bytes of this call; the scope's
+  // `events` are then counted as output_too_large.
+  bool fits_output(std::size_t written, std::size_t docs, std::size_t per_doc, std::uint64_t events,
+                   EncodeStats& stats) const;
+  // What every log or span document of the current scope repeats: action line,
+  // data_stream, resource and scope.
+  std::size_t scope_doc_bytes() const;
   void encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out);
   // The scope's `elastic.mapping.mode` attribute (a non-empty string) overrides
   // config_.mode for its items, as in the OpenTelemetry Collector; nullopt for a mode this
