@@ -23,6 +23,9 @@ struct RawFlags {
   std::string endpoint;
   bool http = false;
   bool insecure = false;
+  bool insecure_skip_verify = false;
+  bool mtls = false;
+  std::string ca_cert, client_cert, client_key;
   std::string http_path;
   std::vector<std::string> headers, resource_attributes, telemetry_attributes;
   std::string compression = "none";
@@ -47,7 +50,14 @@ void add_common(CLI::App* cmd, GenOptions& o, RawFlags& f) {
                   "Destination endpoint (default localhost:4317, or localhost:4318 with --otlp-http)");
   cmd->add_flag("--otlp-http", f.http, "Whether to use HTTP exporter rather than a gRPC one");
   cmd->add_flag("--otlp-insecure", f.insecure,
-                "Whether to disable client transport security (required: TLS is not implemented)");
+                "Whether to disable client transport security (plaintext; TLS otherwise)");
+  cmd->add_flag("--otlp-insecure-skip-verify", f.insecure_skip_verify,
+                "Whether to skip verifying the server's certificate (TLS without authentication)");
+  cmd->add_option("--ca-cert", f.ca_cert,
+                  "Trusted certificate authority (PEM file) for the server's certificate");
+  cmd->add_flag("--mtls", f.mtls, "Whether to present a client certificate (mutual TLS)");
+  cmd->add_option("--client-cert", f.client_cert, "Client certificate (PEM file), with --mtls");
+  cmd->add_option("--client-key", f.client_key, "Client private key (PEM file), with --mtls");
   cmd->add_option("--otlp-http-url-path", f.http_path, "Which URL path to write to (default /v1/<signal>)");
   cmd->add_option("--otlp-header", f.headers,
                   "Custom header key=\"value\" for each OTLP request (repeatable)");
@@ -117,11 +127,18 @@ int run(GenOptions& o, const RawFlags& f) {
   }
   o.resource_attributes = parse_attrs(f.resource_attributes, "--otlp-attributes");
   o.telemetry_attributes = parse_attrs(f.telemetry_attributes, "--telemetry-attributes");
+  // As telemetrygen: TLS unless --otlp-insecure (for OTLP/HTTP: https://).
   if (!f.insecure) {
-    // telemetrygen uses TLS unless --otlp-insecure; we have no TLS client, and silently
-    // sending plaintext where the user asked for TLS would be worse than refusing.
+    if (f.mtls && (f.client_cert.empty() || f.client_key.empty())) {
+      std::fprintf(stderr, "tern gen: --mtls needs --client-cert and --client-key\n");
+      return 2;
+    }
+    o.client.tls = tern::net::TlsClientOptions{f.ca_cert, f.mtls ? f.client_cert : std::string(),
+                                               f.mtls ? f.client_key : std::string(), f.insecure_skip_verify};
+  } else if (f.mtls || !f.ca_cert.empty() || f.insecure_skip_verify) {
     std::fprintf(stderr,
-                 "tern gen: TLS is not implemented; pass --otlp-insecure for a plaintext connection\n");
+                 "tern gen: --otlp-insecure sends plaintext; it cannot be combined with --ca-cert, "
+                 "--mtls or --otlp-insecure-skip-verify\n");
     return 2;
   }
   if (auto err = tern::gen::validate(o); !err.empty()) {

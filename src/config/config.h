@@ -22,15 +22,25 @@ struct ComponentId {
   std::string str() const { return name.empty() ? type : type + "/" + name; }
 };
 
+// `tls` of a receiver protocol: TLS is on when cert_file is set (key_file with it);
+// client_ca_file makes client certificates required (mutual TLS).
+struct TlsServerConfig {
+  std::string cert_file;
+  std::string key_file;
+  std::string client_ca_file;
+};
+
 struct OtlpReceiverConfig {
   struct Grpc {
     bool enabled = false;  // set when protocols.grpc is present
     std::string endpoint = "127.0.0.1:4317";
     std::uint64_t max_recv_msg_size_mib = 4;
+    TlsServerConfig tls;
   } grpc;
   struct Http {
     bool enabled = false;  // set when protocols.http is present
     std::string endpoint = "127.0.0.1:4318";
+    TlsServerConfig tls;
     std::uint64_t max_request_body_size = 20 * 1024 * 1024;
     std::vector<std::string> cors_allowed_origins;
     std::vector<std::string> cors_allowed_headers;
@@ -85,7 +95,10 @@ struct AttributesProcessorConfig {
   std::vector<Entry> actions;
 };
 
+// `tls` of an exporter. `insecure` (plaintext) only means something for OTLP/gRPC, whose
+// endpoint has no scheme; URLs say it with http:// or https://.
 struct TlsClientConfig {
+  bool insecure = false;
   std::string ca_file;
   std::string cert_file;
   std::string key_file;
@@ -145,7 +158,7 @@ struct OtlpExporterConfig {
   // to host:port, `otlphttp` sends OTLP/HTTP protobuf to a URL (paths /v1/<signal> appended).
   enum class Protocol { kGrpc, kHttp } protocol = Protocol::kGrpc;
   std::string endpoint;
-  bool tls_insecure = false;
+  TlsClientConfig tls;
   Compression compression = Compression::kGzip;
   std::map<std::string, std::string> headers;
   Duration timeout = 5s;

@@ -298,6 +298,19 @@ void check_host_port(Ctx& ctx, const MapReader& r, std::string_view key, const s
   }
 }
 
+// A receiver protocol's `tls`: on when cert_file and key_file are set.
+void decode_server_tls(Ctx& ctx, MapReader& parent, TlsServerConfig& t) {
+  if (!parent.has("tls")) return;
+  YAML::Node n = parent.get("tls");
+  MapReader r(ctx, n, parent.sub_path("tls"));
+  r.str("cert_file", t.cert_file);
+  r.str("key_file", t.key_file);
+  r.str("client_ca_file", t.client_ca_file);
+  if (t.cert_file.empty() || t.key_file.empty()) {
+    ctx.error(n.Mark(), fmt::format("{}: cert_file and key_file are required for TLS", r.path()));
+  }
+}
+
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c) {
   MapReader protocols(ctx, r.get("protocols"), r.sub_path("protocols"));
   r.get("include_metadata");  // accepted for compatibility, ignored
@@ -311,6 +324,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c)
     check_host_port(ctx, g, "endpoint", c.grpc.endpoint);
     g.uint("max_recv_msg_size_mib", c.grpc.max_recv_msg_size_mib);
     g.get("include_metadata");
+    decode_server_tls(ctx, g, c.grpc.tls);
   }
   if (protocols.has("http")) {
     c.http.enabled = true;
@@ -319,6 +333,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c)
     check_host_port(ctx, h, "endpoint", c.http.endpoint);
     h.size("max_request_body_size", c.http.max_request_body_size);
     h.get("include_metadata");
+    decode_server_tls(ctx, h, c.http.tls);
     MapReader cors(ctx, h.get("cors"), h.sub_path("cors"));
     cors.strings("allowed_origins", c.http.cors_allowed_origins);
     cors.strings("allowed_headers", c.http.cors_allowed_headers);
@@ -425,9 +440,11 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProcessorCon
   if (c.actions.empty()) ctx.error(at, fmt::format("{}: actions must list at least one action", r.path()));
 }
 
-void decode_tls(Ctx& ctx, MapReader& parent, TlsClientConfig& t) {
+// An exporter's `tls`. `insecure` (plaintext) for the OTLP exporters, as in the Collector.
+void decode_tls(Ctx& ctx, MapReader& parent, TlsClientConfig& t, bool with_insecure = false) {
   YAML::Node n = parent.get("tls");
   MapReader r(ctx, n, parent.sub_path("tls"));
+  if (with_insecure) r.boolean("insecure", t.insecure);
   r.str("ca_file", t.ca_file);
   r.str("cert_file", t.cert_file);
   r.str("key_file", t.key_file);
@@ -563,21 +580,17 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
 
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c) {
   r.str("endpoint", c.endpoint);
-  {
-    MapReader t(ctx, r.get("tls"), r.sub_path("tls"));
-    t.boolean("insecure", c.tls_insecure);
-  }
+  decode_tls(ctx, r, c.tls, /*with_insecure=*/true);  // otlphttp: the URL scheme decides
   r.choice("compression", c.compression, {{"gzip", Compression::kGzip}, {"none", Compression::kNone}});
   r.string_map("headers", c.headers);
   r.duration("timeout", c.timeout);
   if (c.endpoint.empty()) {
     ctx.error(r.has("endpoint") ? r.mark("endpoint") : at, fmt::format("{}: endpoint must be set", r.path()));
   } else if (c.protocol == OtlpExporterConfig::Protocol::kHttp) {
-    if (c.endpoint.starts_with("https://")) {
-      ctx.error(r.mark("endpoint"),
-                fmt::format("{}: https is not supported yet (TLS is not implemented), use http://",
-                            r.sub_path("endpoint")));
-    } else if (!c.endpoint.starts_with("http://") || c.endpoint.size() == 7) {
+    const std::size_t scheme = c.endpoint.starts_with("https://")  ? 8
+                               : c.endpoint.starts_with("http://") ? 7
+                                                                   : 0;
+    if (scheme == 0 || c.endpoint.size() == scheme) {
       ctx.error(r.mark("endpoint"),
                 fmt::format("{}: expected a URL (e.g. \"http://127.0.0.1:4318\"), got \"{}\"",
                             r.sub_path("endpoint"), c.endpoint));

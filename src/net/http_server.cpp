@@ -7,15 +7,18 @@
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "net/string_body.h"
+#include "net/tls_context.h"
 
 namespace tern::net {
 namespace {
@@ -49,8 +52,13 @@ std::pair<std::string, std::uint16_t> split_host_port(std::string_view endpoint)
 }
 
 namespace {
-class Session;
-}
+// What the server needs of a connection, whatever its stream type.
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  virtual void stop() = 0;
+};
+}  // namespace
 
 struct HttpServer::Impl {
   HttpServerOptions options;
@@ -60,8 +68,11 @@ struct HttpServer::Impl {
   // themselves when the io_context is destroyed.
   std::mutex mu;
   std::condition_variable idle_cv;
-  std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+  std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions;
   std::atomic<bool> stopping{false};
+
+  // Built once by start() when options.tls is enabled; shared by every TLS session.
+  std::optional<asio::ssl::context> tls;
 
   asio::io_context ioc;
   tcp::acceptor acceptor{asio::make_strand(ioc)};
@@ -75,10 +86,18 @@ struct HttpServer::Impl {
 
 namespace {
 
-class Session : public std::enable_shared_from_this<Session> {
+// One connection. `Stream` is beast::tcp_stream (plain HTTP) or
+// beast::ssl_stream<beast::tcp_stream> (HTTPS: a server handshake first, then the same
+// HTTP/1.1 exchange); timeouts and the socket are always the lowest layer's.
+template <class Stream>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Stream>> {
+  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+
  public:
-  Session(tcp::socket socket, HttpServer::Impl& server) : stream_(std::move(socket)), server_(server) {}
-  ~Session() {
+  template <class... Args>
+  Session(HttpServer::Impl& server, Args&&... stream_args)
+      : stream_(std::forward<Args>(stream_args)...), server_(server) {}
+  ~Session() override {
     std::lock_guard lock(server_.mu);
     server_.sessions.erase(this);
     if (server_.sessions.empty()) server_.idle_cv.notify_all();
@@ -87,30 +106,57 @@ class Session : public std::enable_shared_from_this<Session> {
   void start() {
     {
       std::lock_guard lock(server_.mu);
-      server_.sessions.emplace(this, weak_from_this());
+      server_.sessions.emplace(static_cast<SessionBase*>(this), this->weak_from_this());
     }
-    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+    asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] {
+      if constexpr (kTls) {
+        self->handshake();
+      } else {
+        self->read_header();
+      }
+    });
   }
 
   // Posted by HttpServer::shutdown: an idle connection is closed now; a busy one
   // finishes its request (read_header checks `stopping` before waiting for another).
-  void stop() {
-    asio::post(stream_.get_executor(), [self = shared_from_this()] {
+  void stop() override {
+    asio::post(stream_.get_executor(), [self = this->shared_from_this()] {
       if (self->idle_) self->close();
     });
   }
 
  private:
+  beast::tcp_stream& tcp() { return beast::get_lowest_layer(stream_); }
+
+  // TLS only. A client that fails it (plaintext HTTP, no or an untrusted certificate under
+  // mutual TLS, a stall) only loses its own connection.
+  void handshake() {
+    idle_ = true;  // no request yet: a shutdown closes it
+    tcp().expires_after(std::min(server_.options.request_timeout, server_.options.tls_handshake_timeout));
+    stream_.async_handshake(
+        asio::ssl::stream_base::server,
+        [self = this->shared_from_this()](beast::error_code ec) { self->on_handshake(ec); });
+  }
+
+  void on_handshake(beast::error_code ec) {
+    idle_ = false;
+    if (ec) {
+      spdlog::debug("http server on port {}: TLS handshake failed: {}", server_.port, ec.message());
+      return close();
+    }
+    read_header();
+  }
+
   void read_header() {
-    if (server_.stopping) return close();
+    if (server_.stopping) return end();
     idle_ = true;
     parser_.emplace();
     parser_->body_limit(server_.options.body_limit);
     parser_->header_limit(static_cast<std::uint32_t>(server_.options.header_limit));
-    stream_.expires_after(server_.options.idle_timeout);
+    tcp().expires_after(server_.options.idle_timeout);
     http::async_read_header(
         stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+        [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
   }
 
   void on_header(beast::error_code ec) {
@@ -119,13 +165,14 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == http::error::body_limit) return too_large();
     if (ec) return close();
     auto& req = parser_->get();
-    stream_.expires_after(server_.options.request_timeout);
+    tcp().expires_after(server_.options.request_timeout);
     if (beast::iequals(req[http::field::expect], "100-continue")) {
       cont_.emplace(http::status::continue_, req.version());
-      http::async_write(stream_, *cont_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-        if (ec) return self->close();
-        self->read_body();
-      });
+      http::async_write(stream_, *cont_,
+                        [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                          if (ec) return self->close();
+                          self->read_body();
+                        });
       return;
     }
     read_body();
@@ -136,14 +183,15 @@ class Session : public std::enable_shared_from_this<Session> {
     // buffer, so an unreserved buffer reads a 1 MB body in ~2000 recv calls (each with
     // an epoll wait and a timer update). 64 KiB per connection reading a body makes it ~16.
     if (parser_->content_length().value_or(kReadBufferReserve) > 4096) buffer_.reserve(kReadBufferReserve);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
   void on_read(beast::error_code ec) {
     if (ec == http::error::body_limit) return too_large();
     if (ec) return close();
-    stream_.expires_never();  // the handler may take a while (back-pressure, encoding)
+    tcp().expires_never();  // the handler may take a while (back-pressure, encoding)
     auto& req = parser_->get();
     HttpRequest r;
     r.method = req.method_string();
@@ -191,46 +239,65 @@ class Session : public std::enable_shared_from_this<Session> {
     res_->body() = std::move(reply.body);
     res_->keep_alive(keep_alive_);
     res_->prepare_payload();
-    stream_.expires_after(server_.options.request_timeout);
-    http::async_write(stream_, *res_, [self = shared_from_this(), linger](beast::error_code ec, std::size_t) {
-      self->res_.reset();
-      if (ec) return self->close();
-      if (linger) return self->linger();
-      if (!self->keep_alive_) return self->close();
-      self->read_header();
-    });
+    tcp().expires_after(server_.options.request_timeout);
+    http::async_write(stream_, *res_,
+                      [self = this->shared_from_this(), linger](beast::error_code ec, std::size_t) {
+                        self->res_.reset();
+                        if (ec) return self->close();
+                        if (linger) return self->linger();
+                        if (!self->keep_alive_) return self->end();
+                        self->read_header();
+                      });
   }
 
   // Closing a socket with unread data makes the kernel send a reset, which can destroy
   // the response before the client reads it. So: send FIN, discard what the client
   // still sends for a bounded time, then close.
+  //
+  // Under TLS this is the same on the TCP layer (no close_notify): the response is complete
+  // (it has a Content-Length) before the FIN, and the drained bytes need no decrypting.
   void linger() {
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
     if (ec) return close();
-    stream_.expires_after(std::chrono::seconds(2));
+    tcp().expires_after(std::chrono::seconds(2));
     drain();
   }
   void drain() {
     if (!scratch_) scratch_ = std::make_unique<char[]>(kScratch);
-    stream_.async_read_some(asio::buffer(scratch_.get(), kScratch),
-                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                              self->drained_ += n;
-                              if (ec || self->drained_ > kMaxDrain) return self->close();
-                              self->drain();
-                            });
+    tcp().async_read_some(asio::buffer(scratch_.get(), kScratch),
+                          [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
+                            self->drained_ += n;
+                            if (ec || self->drained_ > kMaxDrain) return self->close();
+                            self->drain();
+                          });
   }
 
+  // The connection ends in good order (the response said `Connection: close`, or the
+  // server stops between requests). TLS: send close_notify and wait a bounded time for the
+  // client's (asynchronously: no thread waits), then close the socket.
+  void end() {
+    if constexpr (kTls) {
+      tcp().expires_after(kTlsShutdown);
+      stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) { self->close(); });
+    } else {
+      close();
+    }
+  }
+
+  // Closes the socket at once (after an error, or an idle connection at shutdown, whose
+  // read it cancels).
   void close() {
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.socket().close(ec);
+    tcp().socket().shutdown(tcp::socket::shutdown_both, ec);
+    tcp().socket().close(ec);
   }
 
   static constexpr std::size_t kScratch = 64 * 1024;
   static constexpr std::size_t kMaxDrain = 256ull * 1024 * 1024;
+  static constexpr std::chrono::seconds kTlsShutdown{2};
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   HttpServer::Impl& server_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<AppendStringBody>> parser_;
@@ -249,7 +316,12 @@ void HttpServer::Impl::do_accept() {
     if (ec == asio::error::operation_aborted || !acceptor.is_open() || stopping) return;
     if (!ec) {
       socket.set_option(tcp::no_delay(true), ec);
-      std::make_shared<Session>(std::move(socket), *this)->start();
+      if (tls) {
+        std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(*this, std::move(socket), *tls)
+            ->start();
+      } else {
+        std::make_shared<Session<beast::tcp_stream>>(*this, std::move(socket))->start();
+      }
     } else {
       // e.g. EMFILE: do not spin, but keep accepting.
       spdlog::warn("http accept on port {} failed: {}", port, ec.message());
@@ -268,6 +340,8 @@ HttpServer::~HttpServer() { shutdown(); }
 std::uint16_t HttpServer::start() {
   auto& im = *impl_;
   if (im.started) throw std::logic_error("HttpServer::start called twice");
+  // Before binding: a certificate that cannot be loaded fails start() with its message.
+  if (im.options.tls.enabled()) im.tls.emplace(make_server_context(im.options.tls));
   tcp::endpoint ep(asio::ip::make_address(im.options.host == "localhost" ? "127.0.0.1" : im.options.host),
                    im.options.port);
   im.acceptor.open(ep.protocol());
@@ -293,7 +367,7 @@ void HttpServer::shutdown() {
     beast::error_code ec;
     im.acceptor.close(ec);
   });
-  std::vector<std::shared_ptr<Session>> live;
+  std::vector<std::shared_ptr<SessionBase>> live;
   {
     std::lock_guard lock(im.mu);
     for (auto& [raw, weak] : im.sessions)

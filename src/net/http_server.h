@@ -1,9 +1,10 @@
 #pragma once
 // A small, generic HTTP/1.1 server on Boost.Beast for receivers and extensions: a
 // multi-threaded io_context, keep-alive, `Expect: 100-continue`, a request body limit and
-// a graceful shutdown. Requests are handed, fully read, to one synchronous handler that
-// runs on an io thread (so it may do CPU work or short blocking calls; size `threads`
-// for that). Beast stays inside http_server.cpp: it is heavy to compile.
+// a graceful shutdown, optionally over TLS (mutual TLS with a client CA). Requests are
+// handed, fully read, to one synchronous handler that runs on an io thread (so it may do
+// CPU work or short blocking calls; size `threads` for that). Beast stays inside
+// http_server.cpp: it is heavy to compile.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -12,6 +13,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "net/tls.h"
 
 namespace tern::net {
 
@@ -50,6 +53,10 @@ struct HttpServerOptions {
   std::chrono::milliseconds request_timeout{60'000};  // to read one request's body
   std::chrono::milliseconds shutdown_grace{10'000};   // in-flight requests get this long to finish
   std::string server_name = "tern";
+  // TLS when tls.enabled(): every connection starts with a server handshake, bounded by
+  // tls_handshake_timeout (and request_timeout); one that fails is closed, nothing else.
+  TlsServerOptions tls;
+  std::chrono::milliseconds tls_handshake_timeout{10'000};
 };
 
 // Splits "host:port", "[v6]:port" or ":port" (empty host: all interfaces, "0.0.0.0").
@@ -64,7 +71,8 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   // Binds, listens and starts the io threads. Throws std::system_error when the address
-  // cannot be bound. Returns the bound port.
+  // cannot be bound, std::runtime_error (naming the setting and the file) when a TLS
+  // certificate, key or CA file cannot be loaded. Returns the bound port.
   std::uint16_t start();
   std::uint16_t port() const;
 

@@ -79,6 +79,10 @@ class OtlpStage final : public ExporterStage {
     options_.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(c.timeout);
     options_.max_retries = 0;  // the stage retries: it can wait for shutdown and count
     for (const auto& [k, v] : c.headers) options_.headers.emplace_back(k, v);
+    // gRPC: TLS unless tls.insecure. HTTP: the URL's scheme decides, these apply to https://.
+    if (http_ || !c.tls.insecure)
+      options_.tls =
+          net::TlsClientOptions{c.tls.ca_file, c.tls.cert_file, c.tls.key_file, c.tls.insecure_skip_verify};
     if (http_) {
       auto [origin, base] = split_url(c.endpoint);
       options_.endpoint = origin;
@@ -86,7 +90,7 @@ class OtlpStage final : public ExporterStage {
     } else {
       options_.endpoint = c.endpoint;
     }
-    // Bad endpoints surface here, at build time, not in a consumer thread.
+    // Bad endpoints and TLS files surface here, at build time, not in a consumer thread.
     (void)make_client(pdata::Signal::Logs);
   }
   ~OtlpStage() override { shutdown(std::chrono::milliseconds(0)); }

@@ -96,13 +96,9 @@ struct Collector::Impl {
       stage = pipeline::make_debug_stage(id, *dbg);
     } else {
       const auto& otlp = std::get<config::OtlpExporterConfig>(c->settings);
-      // Plaintext where the user expects TLS would be a silent downgrade: refuse instead.
-      if (otlp.protocol == config::OtlpExporterConfig::Protocol::kGrpc && !otlp.tls_insecure)
-        throw BuildError("exporter \"" + id +
-                         "\": TLS is not implemented yet; set tls.insecure: true to send plaintext gRPC");
       try {
         stage = pipeline::make_otlp_stage(id, otlp, batch);
-      } catch (const std::exception& e) {  // an endpoint the client cannot parse
+      } catch (const std::exception& e) {  // an endpoint the client cannot parse, a TLS file it cannot load
         throw BuildError("exporter \"" + id + "\": " + e.what());
       }
     }

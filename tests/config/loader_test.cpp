@@ -183,7 +183,7 @@ service:
 
   const auto& ox = settings<OtlpExporterConfig>(c.exporters, "otlp");
   EXPECT_EQ(ox.endpoint, "collector:4317");
-  EXPECT_FALSE(ox.tls_insecure);
+  EXPECT_FALSE(ox.tls.insecure);
   EXPECT_EQ(ox.compression, Compression::kGzip);
   EXPECT_THAT(ox.headers, IsEmpty());
   EXPECT_EQ(ox.timeout, 5s);
@@ -445,7 +445,7 @@ service:
 
   const auto& ox = settings<OtlpExporterConfig>(c.exporters, "otlp");
   EXPECT_EQ(ox.endpoint, "https://collector:4318");
-  EXPECT_TRUE(ox.tls_insecure);
+  EXPECT_TRUE(ox.tls.insecure);
   EXPECT_EQ(ox.compression, Compression::kNone);
   EXPECT_EQ(ox.headers, (std::map<std::string, std::string>{{"authorization", "Bearer x"}}));
   EXPECT_EQ(ox.timeout, 3s);
@@ -1077,6 +1077,66 @@ TEST(Loader, Files) {
                       ":9:43: error: pipeline \"logs\" references exporter \"elastic\" which is not defined "
                       "in exporters",
                   bad + ":3:3: warning: exporter \"elasticsearch\" is defined but not used in any pipeline"));
+}
+
+TEST(Loader, OtlpReceiverTls) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols:
+      grpc:
+        tls:
+          cert_file: /etc/tern/server.crt
+          key_file: /etc/tern/server.key
+          client_ca_file: /etc/tern/clients-ca.crt
+      http:
+        tls: {cert_file: /etc/tern/http.crt, key_file: /etc/tern/http.key}
+exporters:
+  debug:
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [debug]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& otlp = settings<OtlpReceiverConfig>(r.config.receivers, "otlp");
+  EXPECT_EQ(otlp.grpc.tls.cert_file, "/etc/tern/server.crt");
+  EXPECT_EQ(otlp.grpc.tls.key_file, "/etc/tern/server.key");
+  EXPECT_EQ(otlp.grpc.tls.client_ca_file, "/etc/tern/clients-ca.crt");
+  EXPECT_EQ(otlp.http.tls.cert_file, "/etc/tern/http.crt");
+  EXPECT_EQ(otlp.http.tls.key_file, "/etc/tern/http.key");
+  EXPECT_EQ(otlp.http.tls.client_ca_file, "");
+
+  auto plain = load(
+      "receivers: {otlp: {protocols: {http: }}}\nexporters: {debug: }\n"
+      "service: {pipelines: {logs: {receivers: [otlp], exporters: [debug]}}}\n");
+  ASSERT_THAT(messages(plain), IsEmpty());
+  EXPECT_EQ(settings<OtlpReceiverConfig>(plain.config.receivers, "otlp").http.tls.cert_file, "");
+}
+
+TEST(Problems, OtlpReceiverTlsNeedsCertAndKey) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols:
+      http:
+        tls:
+          cert_file: /etc/tern/server.crt
+      grpc:
+        tls: {key_file: /etc/tern/server.key, ca_file: /x}
+exporters:
+  debug:
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [debug]}
+)");
+  // ca_file is a client's key (exporters); a receiver's CA for client certificates is client_ca_file.
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre("t.yaml:6:11: error: receivers.otlp.protocols.http.tls: cert_file and key_file are "
+                  "required for TLS",
+                  "t.yaml:8:14: error: receivers.otlp.protocols.grpc.tls: cert_file and key_file are "
+                  "required for TLS",
+                  "t.yaml:8:47: error: unknown key \"ca_file\" in receivers.otlp.protocols.grpc.tls"));
 }
 
 }  // namespace

@@ -106,7 +106,7 @@ class OtlpStageTest : public ::testing::TestWithParam<Protocol> {
     c.protocol = GetParam();
     c.endpoint = GetParam() == Protocol::kHttp ? "http://127.0.0.1:" + std::to_string(receiver_->http_port())
                                                : "127.0.0.1:" + std::to_string(receiver_->grpc_port());
-    c.tls_insecure = true;
+    c.tls.insecure = true;
     c.compression = gzip ? config::Compression::kGzip : config::Compression::kNone;
     c.timeout = 10s;
     return c;

@@ -1,8 +1,6 @@
 // The only Beast/Asio translation unit of the exporter (Beast is heavy to compile).
 #include "exporter/elasticsearch/http_client.h"
 
-#include <openssl/ssl.h>
-
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -12,6 +10,7 @@
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "net/string_body.h"
+#include "net/tls_context.h"
 
 namespace tern::exporter::es {
 namespace asio = boost::asio;
@@ -97,23 +96,7 @@ std::optional<Endpoint> parse_endpoint(std::string_view url, std::string* error)
 class TlsContext {
  public:
   explicit TlsContext(const TlsClientOptions& o)
-      : ctx(ssl::context::tls_client), verify(!o.insecure_skip_verify) {
-    ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3);
-    boost::system::error_code ec;
-    if (!o.ca_file.empty()) {
-      ctx.load_verify_file(o.ca_file, ec);
-      if (ec) throw std::runtime_error("tls.ca_file " + o.ca_file + ": " + ec.message());
-    } else {
-      ctx.set_default_verify_paths(ec);
-    }
-    if (!o.cert_file.empty()) {
-      ctx.use_certificate_chain_file(o.cert_file, ec);
-      if (ec) throw std::runtime_error("tls.cert_file " + o.cert_file + ": " + ec.message());
-      ctx.use_private_key_file(o.key_file.empty() ? o.cert_file : o.key_file, ssl::context::pem, ec);
-      if (ec) throw std::runtime_error("tls.key_file " + o.key_file + ": " + ec.message());
-    }
-    ctx.set_verify_mode(verify ? ssl::verify_peer : ssl::verify_none);
-  }
+      : ctx(net::make_client_context(o)), verify(!o.insecure_skip_verify) {}
   ssl::context ctx;
   bool verify;
 };
@@ -188,11 +171,7 @@ struct HttpClient::Impl {
     if (ep.tls) {
       if (!tls) return asio::error::no_protocol_option;
       c.secure = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ioc, tls->ctx);
-      // SNI must not carry IP literals (RFC 6066).
-      beast::error_code ip_ec;
-      asio::ip::make_address(ep.host, ip_ec);
-      if (ip_ec) SSL_set_tlsext_host_name(c.secure->native_handle(), ep.host.c_str());
-      if (tls->verify) c.secure->set_verify_callback(ssl::host_name_verification(ep.host));
+      net::prepare_client_stream(*c.secure, ep.host, tls->verify);
     } else {
       c.plain = std::make_unique<beast::tcp_stream>(ioc);
     }

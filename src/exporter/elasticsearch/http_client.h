@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "net/tls.h"
+
 namespace tern::exporter::es {
 
 struct Endpoint {
@@ -27,12 +29,7 @@ struct Endpoint {
 // Parses `http[s]://host[:port][/prefix]`; a bare `host:port` means http. nullopt + error on failure.
 std::optional<Endpoint> parse_endpoint(std::string_view url, std::string* error);
 
-struct TlsClientOptions {
-  std::string ca_file;    // empty: the system's default verify paths
-  std::string cert_file;  // client certificate chain (PEM), optional
-  std::string key_file;   // its private key (PEM)
-  bool insecure_skip_verify = false;
-};
+using TlsClientOptions = net::TlsClientOptions;
 
 // The TLS context shared by every worker (OpenSSL contexts are thread-safe once set up).
 class TlsContext;

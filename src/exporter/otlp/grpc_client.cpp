@@ -13,6 +13,9 @@
 #include <grpcpp/create_channel.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/security/credentials.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_certificate_verifier.h>
+#include <grpcpp/security/tls_credentials_options.h>
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/channel_arguments.h>
 
@@ -30,8 +33,42 @@ namespace {
 std::string grpc_target(std::string_view endpoint) {
   // telemetrygen accepts "host:port"; tolerate a scheme users copy from HTTP configs.
   if (endpoint.substr(0, 7) == "http://") endpoint.remove_prefix(7);
+  if (endpoint.substr(0, 8) == "https://") endpoint.remove_prefix(8);
   if (endpoint.empty()) throw std::invalid_argument("empty OTLP/gRPC endpoint");
   return std::string(endpoint);
+}
+
+// Plaintext without TLS options (as before: `tls.insecure` / --otlp-insecure); otherwise
+// TLS. The files are read here, so a missing one fails when the client is made.
+std::shared_ptr<grpc::ChannelCredentials> credentials(const OtlpClientOptions& o) {
+  // An https:// endpoint asks for TLS even without options (the system's CAs).
+  if (!o.tls && o.endpoint.substr(0, 8) != "https://") return grpc::InsecureChannelCredentials();
+  const net::TlsClientOptions t = o.tls.value_or(net::TlsClientOptions{});
+  std::string ca = t.ca_file.empty() ? std::string() : net::read_pem_file(t.ca_file, "tls.ca_file");
+  std::string cert = t.cert_file.empty() ? std::string() : net::read_pem_file(t.cert_file, "tls.cert_file");
+  std::string key = t.cert_file.empty()
+                        ? std::string()
+                        : net::read_pem_file(t.key_file.empty() ? t.cert_file : t.key_file, "tls.key_file");
+  if (!t.insecure_skip_verify) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = std::move(ca);  // empty: gRPC's default roots
+    ssl.pem_cert_chain = std::move(cert);
+    ssl.pem_private_key = std::move(key);
+    return grpc::SslCredentials(ssl);
+  }
+  // Encrypted, but any server certificate is accepted (tests, self-signed dev servers):
+  // only gRPC's TLS credentials API can switch verification off.
+  namespace ex = grpc::experimental;
+  ex::TlsChannelCredentialsOptions opts;
+  if (!cert.empty()) {
+    opts.set_certificate_provider(std::make_shared<ex::StaticDataCertificateProvider>(
+        std::vector<ex::IdentityKeyCertPair>{{std::move(key), std::move(cert)}}));
+    opts.watch_identity_key_cert_pairs();
+  }
+  opts.set_verify_server_certs(false);
+  opts.set_check_call_host(false);
+  opts.set_certificate_verifier(std::make_shared<ex::NoOpCertificateVerifier>());
+  return ex::TlsCredentials(opts);
 }
 
 class GrpcClient final : public OtlpClient {
@@ -42,7 +79,7 @@ class GrpcClient final : public OtlpClient {
     args.SetMaxReceiveMessageSize(-1);
     args.SetMaxSendMessageSize(-1);
     if (o.gzip) args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
-    channel_ = grpc::CreateCustomChannel(grpc_target(o.endpoint), grpc::InsecureChannelCredentials(), args);
+    channel_ = grpc::CreateCustomChannel(grpc_target(o.endpoint), credentials(o), args);
     stub_ = std::make_unique<grpc::GenericStub>(channel_);
     // gRPC metadata keys must be lowercase.
     for (const auto& [k, v] : o.headers) {

@@ -7,10 +7,12 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/span_body.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -18,6 +20,7 @@
 #include "compression/gzip.h"
 #include "exporter/otlp/otlp_client.h"
 #include "net/string_body.h"
+#include "net/tls_context.h"
 
 namespace tern::exporter::otlp {
 namespace {
@@ -31,13 +34,20 @@ struct ParsedEndpoint {
   std::string host;
   std::string port;
   std::string path;
+  bool tls = false;
 };
 
-ParsedEndpoint parse_http_endpoint(std::string_view ep) {
-  if (ep.substr(0, 7) == "http://") ep.remove_prefix(7);
-  if (ep.substr(0, 8) == "https://")
-    throw std::invalid_argument("https endpoints are not supported (TLS is not implemented)");
+// "http[s]://host[:port][/path]" or "host:port"; without a scheme, TLS iff `tls_options`.
+ParsedEndpoint parse_http_endpoint(std::string_view ep, bool tls_options) {
   ParsedEndpoint out;
+  out.tls = tls_options;
+  if (ep.substr(0, 7) == "http://") {
+    ep.remove_prefix(7);
+    out.tls = false;
+  } else if (ep.substr(0, 8) == "https://") {
+    ep.remove_prefix(8);
+    out.tls = true;
+  }
   auto slash = ep.find('/');
   if (slash != std::string_view::npos) {
     out.path = std::string(ep.substr(slash));
@@ -81,7 +91,11 @@ void parse_json_partial_success(std::string_view body, std::int64_t& rejected, s
 class HttpClient final : public OtlpClient {
  public:
   explicit HttpClient(const OtlpClientOptions& o)
-      : options_(o), endpoint_(parse_http_endpoint(o.endpoint)), stream_(ioc_) {
+      : options_(o), endpoint_(parse_http_endpoint(o.endpoint, o.tls.has_value())) {
+    if (endpoint_.tls) {
+      tls_.emplace(net::make_client_context(o.tls.value_or(net::TlsClientOptions{})));
+      verify_ = !(o.tls && o.tls->insecure_skip_verify);
+    }
     req_.method(http::verb::post);
     req_.version(11);
     req_.set(http::field::host, endpoint_.host + ":" + endpoint_.port);
@@ -124,8 +138,7 @@ class HttpClient final : public OtlpClient {
         }
         st.ok = false;
         st.code = -1;
-        st.message =
-            "POST http://" + endpoint_.host + ":" + endpoint_.port + std::string(path) + ": " + ec.message();
+        st.message = "POST " + url(path) + ": " + ec.message();
         return st;
       }
       ++requests_on_connection_;
@@ -157,8 +170,8 @@ class HttpClient final : public OtlpClient {
       }
       st.ok = false;
       std::string snippet = res.body().substr(0, 200);
-      st.message = "HTTP " + std::to_string(status) + " from http://" + endpoint_.host + ":" +
-                   endpoint_.port + std::string(path) + (snippet.empty() ? "" : ": " + snippet);
+      st.message =
+          "HTTP " + std::to_string(status) + " from " + url(path) + (snippet.empty() ? "" : ": " + snippet);
       return st;
     }
   }
@@ -172,37 +185,70 @@ class HttpClient final : public OtlpClient {
     ioc_.run();
   }
 
-  beast::error_code round_trip(http::response<net::AppendStringBody>& res) {
+  std::string url(std::string_view path) const {
+    return (endpoint_.tls ? "https://" : "http://") + endpoint_.host + ":" + endpoint_.port +
+           std::string(path);
+  }
+
+  beast::tcp_stream& lowest() { return secure_ ? beast::get_lowest_layer(*secure_) : *plain_; }
+
+  beast::error_code connect() {
     beast::error_code result;
-    if (!connected_) {
-      tcp::resolver resolver(ioc_);
-      beast::error_code ec;
-      auto results = resolver.resolve(endpoint_.host, endpoint_.port, ec);
-      if (ec) return ec;
-      stream_.expires_after(options_.timeout);
-      stream_.async_connect(results, [&](beast::error_code e, const tcp::endpoint&) { result = e; });
-      run_io();
-      if (result) return result;
-      stream_.socket().set_option(tcp::no_delay(true), ec);
-      connected_ = true;
-      requests_on_connection_ = 0;
+    tcp::resolver resolver(ioc_);
+    beast::error_code ec;
+    auto results = resolver.resolve(endpoint_.host, endpoint_.port, ec);
+    if (ec) return ec;
+    if (tls_) {
+      secure_.emplace(ioc_, *tls_);
+      net::prepare_client_stream(*secure_, endpoint_.host, verify_);
+    } else {
+      plain_.emplace(ioc_);
     }
-    stream_.expires_after(options_.timeout);
-    http::async_write(stream_, req_, [&](beast::error_code e, std::size_t) {
+    auto& low = lowest();
+    low.expires_after(options_.timeout);
+    low.async_connect(results, [&](beast::error_code e, const tcp::endpoint&) { result = e; });
+    run_io();
+    if (result) return result;
+    low.socket().set_option(tcp::no_delay(true), ec);
+    if (secure_) {
+      low.expires_after(options_.timeout);
+      secure_->async_handshake(asio::ssl::stream_base::client, [&](beast::error_code e) { result = e; });
+      run_io();
+    }
+    return result;
+  }
+
+  template <class Stream>
+  beast::error_code exchange(Stream& stream, http::response<net::AppendStringBody>& res) {
+    beast::error_code result;
+    lowest().expires_after(options_.timeout);
+    http::async_write(stream, req_, [&](beast::error_code e, std::size_t) {
       result = e;
       if (e) return;
       buffer_.reserve(net::kReadBufferReserve);  // Beast reads only the free capacity per recv
-      http::async_read(stream_, buffer_, res, [&](beast::error_code e2, std::size_t) { result = e2; });
+      http::async_read(stream, buffer_, res, [&](beast::error_code e2, std::size_t) { result = e2; });
     });
     run_io();
     return result;
   }
 
+  beast::error_code round_trip(http::response<net::AppendStringBody>& res) {
+    if (!connected_) {
+      if (beast::error_code ec = connect()) return ec;
+      connected_ = true;
+      requests_on_connection_ = 0;
+    }
+    return secure_ ? exchange(*secure_, res) : exchange(*plain_, res);
+  }
+
   void close() {
-    if (!connected_) return;
-    beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.socket().close(ec);
+    if (plain_ || secure_) {
+      beast::error_code ec;
+      lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+      lowest().socket().close(ec);
+    }
+    plain_.reset();
+    secure_.reset();
     buffer_.clear();
     connected_ = false;
   }
@@ -210,7 +256,10 @@ class HttpClient final : public OtlpClient {
   OtlpClientOptions options_;
   ParsedEndpoint endpoint_;
   asio::io_context ioc_{1};
-  beast::tcp_stream stream_;
+  std::optional<asio::ssl::context> tls_;  // https: built once, shared by reconnections
+  bool verify_ = true;
+  std::optional<beast::tcp_stream> plain_;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> secure_;
   beast::flat_buffer buffer_;
   http::request<http::span_body<const char>> req_;
   compression::GzipCompressor gzip_;

@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "net/tls.h"
 #include "pdata/signal.h"
 
 namespace tern::exporter::otlp {
@@ -30,6 +32,9 @@ struct OtlpClientOptions {
   bool gzip = false;
   std::vector<std::pair<std::string, std::string>> headers;  // HTTP headers / gRPC metadata
   std::chrono::milliseconds timeout{10'000};                 // per attempt
+  // Set: TLS with these settings. Unset: plaintext, except for an https:// endpoint
+  // (TLS with the system's CAs). An http:// endpoint is plaintext either way.
+  std::optional<net::TlsClientOptions> tls;
   // HTTP: how often a 429/502/503/504 answer is retried (after Retry-After, capped by
   // max_retry_wait, else 100 ms doubling). gRPC: UNAVAILABLE / RESOURCE_EXHAUSTED.
   int max_retries = 0;
@@ -55,8 +60,9 @@ class OtlpClient {
   virtual ExportStatus export_request(pdata::Signal signal, std::string_view body) = 0;
 };
 
-// Throw std::invalid_argument for an endpoint they cannot parse. Connecting is lazy
-// (first export), so creating a client for an endpoint that is down succeeds.
+// Throw std::invalid_argument for an endpoint they cannot parse and std::runtime_error for
+// TLS files that cannot be loaded. Connecting is lazy (first export), so creating a client
+// for an endpoint that is down succeeds.
 std::unique_ptr<OtlpClient> make_http_client(const OtlpClientOptions& options);
 std::unique_ptr<OtlpClient> make_grpc_client(const OtlpClientOptions& options);
 std::unique_ptr<OtlpClient> make_otlp_client(const OtlpClientOptions& options);

@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "net/http_server.h"  // split_host_port
+#include "net/tls.h"          // read_pem_file
+#include "net/tls_context.h"  // make_server_context, to check the files
 
 namespace tern::receiver::otlp {
 
@@ -45,6 +47,23 @@ std::string flatten(const grpc::ByteBuffer& buffer) {
   out.reserve(buffer.Length());
   for (const auto& s : slices) out.append(reinterpret_cast<const char*>(s.begin()), s.size());
   return out;
+}
+
+// Insecure without tls.cert_file; else TLS, and mutual TLS with tls.client_ca_file. Throws
+// std::runtime_error naming the setting and the file when one cannot be read or used.
+std::shared_ptr<grpc::ServerCredentials> server_credentials(const config::TlsServerConfig& tls) {
+  if (tls.cert_file.empty()) return grpc::InsecureServerCredentials();
+  // Loaded once as the HTTP server does, for its precise errors: gRPC reports a key that
+  // does not match the certificate only as a port it could not add.
+  static_cast<void>(net::make_server_context({tls.cert_file, tls.key_file, tls.client_ca_file}));
+  grpc::SslServerCredentialsOptions options;
+  options.pem_key_cert_pairs.push_back(
+      {net::read_pem_file(tls.key_file, "tls.key_file"), net::read_pem_file(tls.cert_file, "tls.cert_file")});
+  if (!tls.client_ca_file.empty()) {
+    options.pem_root_certs = net::read_pem_file(tls.client_ca_file, "tls.client_ca_file");
+    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(options);
 }
 
 }  // namespace
@@ -197,7 +216,7 @@ std::uint16_t OtlpGrpcServer::start() {
       (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
 
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &im.port);
+  builder.AddListeningPort(address, server_credentials(im.config.tls), &im.port);
   // Without this, gRPC sets SO_REUSEPORT and a second process on the same port would
   // "bind" silently and steal half the connections.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

@@ -18,7 +18,9 @@ class OtlpGrpcServer {
   OtlpGrpcServer(const OtlpGrpcServer&) = delete;
   OtlpGrpcServer& operator=(const OtlpGrpcServer&) = delete;
 
-  // Binds and starts serving; throws std::runtime_error when the endpoint cannot be bound.
+  // Binds and starts serving (TLS when config.tls.cert_file is set, mutual TLS with
+  // config.tls.client_ca_file); throws std::runtime_error when the endpoint cannot be bound
+  // or a TLS file cannot be read ("tls.<key> FILE: reason").
   std::uint16_t start();
   std::uint16_t port() const;
   // Stops accepting calls, lets calls in progress finish (up to the grace period, then

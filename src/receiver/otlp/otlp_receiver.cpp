@@ -3,6 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
 
 #include "net/http_server.h"
 #include "receiver/otlp/export_core.h"
@@ -10,6 +14,28 @@
 #include "receiver/otlp/http_handler.h"
 
 namespace tern::receiver::otlp {
+
+namespace {
+// For the "listening" lines (before "listening on", which scripts parse up to the port).
+const char* tls_note(const config::TlsServerConfig& tls) {
+  if (tls.cert_file.empty()) return "";
+  return tls.client_ca_file.empty() ? " (TLS)" : " (mTLS)";
+}
+
+// Runs a server's start(). A TLS file that cannot be loaded comes as a std::runtime_error
+// "tls.<key> FILE: reason"; it goes on naming the whole key ("protocols.http.tls.cert_file").
+template <class Start>
+void start_protocol(std::string_view protocol, Start&& start) {
+  try {
+    start();
+  } catch (const std::system_error&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    if (!std::string_view(e.what()).starts_with("tls.")) throw;
+    throw std::runtime_error("otlp receiver: protocols." + std::string(protocol) + "." + e.what());
+  }
+}
+}  // namespace
 
 struct OtlpReceiver::Impl {
   Impl(const config::OtlpReceiverConfig& c, pipeline::Consumer& consumer, OtlpReceiverOptions o)
@@ -41,17 +67,22 @@ void OtlpReceiver::start() {
       o.threads = im.options.http_threads;
       o.body_limit = im.config.http.max_request_body_size;
       o.shutdown_grace = im.options.shutdown_grace;
+      o.tls.cert_file = im.config.http.tls.cert_file;
+      o.tls.key_file = im.config.http.tls.key_file;
+      o.tls.client_ca_file = im.config.http.tls.client_ca_file;
       im.http_handler.emplace(im.config.http, im.core);
       im.http = std::make_unique<net::HttpServer>(
           o, [h = &*im.http_handler](net::HttpRequest& r) { return h->handle(r); });
-      im.http->start();
-      spdlog::info("otlp receiver: OTLP/HTTP listening on {}:{}", host, im.http->port());
+      start_protocol("http", [&] { im.http->start(); });
+      spdlog::info("otlp receiver: OTLP/HTTP{} listening on {}:{}", tls_note(im.config.http.tls), host,
+                   im.http->port());
     }
     if (im.config.grpc.enabled) {
       im.grpc = std::make_unique<OtlpGrpcServer>(im.config.grpc, im.core, im.options.grpc_threads,
                                                  im.options.shutdown_grace);
-      im.grpc->start();
-      spdlog::info("otlp receiver: OTLP/gRPC listening on port {}", im.grpc->port());
+      start_protocol("grpc", [&] { im.grpc->start(); });
+      spdlog::info("otlp receiver: OTLP/gRPC{} listening on port {}", tls_note(im.config.grpc.tls),
+                   im.grpc->port());
     }
   } catch (...) {
     shutdown();

@@ -31,8 +31,9 @@ class OtlpReceiver {
   OtlpReceiver& operator=(const OtlpReceiver&) = delete;
 
   // Binds and starts serving. Throws (std::system_error, std::runtime_error or
-  // std::invalid_argument for a bad endpoint) when an endpoint cannot be bound; nothing
-  // is left running then.
+  // std::invalid_argument for a bad endpoint) when an endpoint cannot be bound, and
+  // std::runtime_error "otlp receiver: protocols.<http|grpc>.tls.<key> FILE: reason" when
+  // a TLS file cannot be loaded; nothing is left running then.
   void start();
   // The bound ports (an endpoint with port 0 binds an ephemeral one); 0 when disabled.
   std::uint16_t http_port() const;

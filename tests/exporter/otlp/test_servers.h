@@ -68,9 +68,10 @@ class RecordingHttpServer {
     std::vector<std::pair<std::string, std::string>> headers;
   };
 
-  RecordingHttpServer() {
+  explicit RecordingHttpServer(net::TlsServerOptions tls = {}) {
     net::HttpServerOptions opt;
     opt.threads = 2;
+    opt.tls = std::move(tls);
     server_ = std::make_unique<net::HttpServer>(opt, [this](net::HttpRequest& req) { return handle(req); });
     port_ = server_->start();
   }
@@ -133,9 +134,11 @@ class RecordingHttpServer {
 
 class RecordingGrpcServer {
  public:
-  explicit RecordingGrpcServer(grpc::StatusCode answer = grpc::StatusCode::OK) : answer_(answer) {
+  explicit RecordingGrpcServer(grpc::StatusCode answer = grpc::StatusCode::OK,
+                               std::shared_ptr<grpc::ServerCredentials> credentials = nullptr)
+      : answer_(answer) {
     grpc::ServerBuilder b;
-    b.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    b.AddListeningPort("127.0.0.1:0", credentials ? credentials : grpc::InsecureServerCredentials(), &port_);
     b.RegisterAsyncGenericService(&service_);
     b.SetMaxReceiveMessageSize(-1);
     cq_ = b.AddCompletionQueue();

@@ -1,0 +1,30 @@
+#pragma once
+// TLS settings shared by Tern's servers (OTLP receivers) and clients (Elasticsearch and
+// OTLP exporters, tern gen). Plain data: no OpenSSL, Asio or gRPC headers here; the
+// contexts are built in tls_context.h (Asio) and in the gRPC translation units.
+#include <string>
+
+namespace tern::net {
+
+// A client's side of TLS (the Collector's configtls.ClientConfig).
+struct TlsClientOptions {
+  std::string ca_file;                // PEM CA certificate(s) to verify the server; empty: the system's
+  std::string cert_file;              // client certificate chain (PEM) for mutual TLS, optional
+  std::string key_file;               // its private key (PEM)
+  bool insecure_skip_verify = false;  // encrypt, but accept any server certificate
+};
+
+// A server's side of TLS (the Collector's configtls.ServerConfig). TLS is on when a
+// certificate is set.
+struct TlsServerOptions {
+  std::string cert_file;       // server certificate chain (PEM)
+  std::string key_file;        // its private key (PEM)
+  std::string client_ca_file;  // set: clients must present a certificate signed by these CAs
+  bool enabled() const { return !cert_file.empty(); }
+};
+
+// The whole file, for APIs that take PEM text (gRPC). Throws std::runtime_error naming
+// `what` (e.g. "tls.ca_file") and the path when it cannot be read or is empty.
+std::string read_pem_file(const std::string& path, const char* what);
+
+}  // namespace tern::net

@@ -1,0 +1,218 @@
+// net::HttpServer over TLS and mutual TLS, with a real Beast TLS client and certificates
+// made by the openssl CLI at test time.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "net/http_server.h"
+#include "support/http_client.h"
+#include "support/https_client.h"
+#include "support/test_certs.h"
+
+namespace tern::net {
+namespace {
+
+using test::HttpsClient;
+using test::HttpsClientOptions;
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using namespace std::chrono_literals;
+
+class HttpServerTls : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_FALSE(test::test_certs().ca_cert.empty()); }
+  // ca.crt, server.crt/.key, client.crt/.key (signed by ca), other-ca.crt/.key (unrelated).
+  static std::string file(const std::string& name) { return test::test_certs().dir + "/" + name; }
+
+  static HttpServerOptions tls_options(bool mutual) {
+    HttpServerOptions o;
+    o.threads = 2;
+    o.body_limit = 1024;
+    o.tls.cert_file = file("server.crt");
+    o.tls.key_file = file("server.key");
+    if (mutual) o.tls.client_ca_file = file("ca.crt");
+    return o;
+  }
+
+  // Answers "<method> <target> <body size>"; 413 for a body over the limit.
+  std::uint16_t start(HttpServerOptions o) {
+    server_ = std::make_unique<HttpServer>(std::move(o), [this](HttpRequest& r) {
+      ++handled_;
+      HttpResponse res;
+      res.content_type = "text/plain";
+      if (r.body_too_large) {
+        res.status = 413;
+        res.body = "too large";
+        return res;
+      }
+      res.body = std::string(r.method) + " " + std::string(r.target) + " " + std::to_string(r.body.size());
+      return res;
+    });
+    return server_->start();
+  }
+
+  // A client that trusts the CA, with the certificate `cert` ("client", "other-ca") or none.
+  static HttpsClientOptions client(const std::string& cert = "") {
+    HttpsClientOptions c;
+    c.ca_file = file("ca.crt");
+    if (!cert.empty()) {
+      c.cert_file = file(cert + ".crt");
+      c.key_file = file(cert + ".key");
+    }
+    return c;
+  }
+
+  std::atomic<int> handled_{0};
+  std::unique_ptr<HttpServer> server_;
+};
+
+TEST_F(HttpServerTls, ServesHttpsWithKeepAlive) {
+  auto port = start(tls_options(false));
+  HttpsClient c(port, client());
+  ASSERT_TRUE(c.connect()) << c.error();
+  auto r1 = c.call("POST", "/v1/logs", "hello");
+  EXPECT_EQ(r1.status, 200) << c.error();
+  EXPECT_EQ(r1.body, "POST /v1/logs 5");
+  ASSERT_TRUE(c.connected());  // kept alive: the second request goes on the same connection
+  auto r2 = c.call("GET", "/again");
+  EXPECT_EQ(r2.status, 200) << c.error();
+  EXPECT_EQ(r2.body, "GET /again 0");
+  EXPECT_TRUE(c.connected());
+  EXPECT_EQ(handled_.load(), 2);
+
+  // Connection: close is honoured, and the server ends the TLS session cleanly.
+  auto r3 = c.call("GET", "/last", "", {{"Connection", "close"}});
+  EXPECT_EQ(r3.status, 200) << c.error();
+  EXPECT_FALSE(c.connected());
+}
+
+TEST_F(HttpServerTls, ExpectContinueAndTooLargeBody) {
+  auto port = start(tls_options(false));
+  HttpsClient c(port, client());
+  auto r = c.call("POST", "/v1/logs", std::string(600, 'x'), {{"Expect", "100-continue"}});
+  EXPECT_EQ(r.status, 200) << c.error();
+  EXPECT_EQ(r.body, "POST /v1/logs 600");
+  // Over body_limit: answered from the header alone, then the connection ends (linger path).
+  auto big = c.call("POST", "/v1/logs", std::string(200 * 1024, 'y'));
+  EXPECT_EQ(big.status, 413) << c.error();
+  EXPECT_EQ(big.header("connection"), "close");
+  EXPECT_FALSE(c.connected());
+  // The server is fine.
+  HttpsClient c2(port, client());
+  EXPECT_EQ(c2.call("GET", "/").status, 200) << c2.error();
+}
+
+TEST_F(HttpServerTls, PlaintextClientGetsNoAnswerAndOthersAreServed) {
+  auto port = start(tls_options(false));
+  HttpsClient before(port, client());
+  ASSERT_EQ(before.call("GET", "/a").status, 200) << before.error();
+
+  test::HttpClient plain(port);
+  auto r = plain.call("POST", "/v1/logs", "hello");
+  EXPECT_EQ(r.status, 0);  // a failed handshake: the connection is closed, no HTTP answer
+  EXPECT_EQ(handled_.load(), 1);
+
+  // The connection that was open before, and new ones, are served as usual.
+  EXPECT_EQ(before.call("GET", "/b").status, 200) << before.error();
+  HttpsClient after(port, client());
+  EXPECT_EQ(after.call("GET", "/c").status, 200) << after.error();
+  EXPECT_EQ(handled_.load(), 3);
+}
+
+TEST_F(HttpServerTls, ClientThatTrustsAnotherCaFailsTheHandshake) {
+  auto port = start(tls_options(false));
+  HttpsClientOptions other;
+  other.ca_file = file("other-ca.crt");  // not the CA that signed the server's certificate
+  HttpsClient c(port, other);
+  EXPECT_FALSE(c.connect());
+  HttpsClient good(port, client());
+  EXPECT_EQ(good.call("GET", "/").status, 200) << good.error();
+}
+
+TEST_F(HttpServerTls, MutualTlsRequiresATrustedClientCertificate) {
+  auto port = start(tls_options(true));
+  {
+    HttpsClient none(port, client());
+    EXPECT_EQ(none.call("GET", "/").status, 0);  // no client certificate
+  }
+  {
+    HttpsClient rogue(port, client("other-ca"));
+    EXPECT_EQ(rogue.call("GET", "/").status, 0);  // a certificate the client CA did not sign
+  }
+  EXPECT_EQ(handled_.load(), 0);
+  HttpsClient good(port, client("client"));
+  auto r = good.call("POST", "/v1/traces", "abc");
+  EXPECT_EQ(r.status, 200) << good.error();
+  EXPECT_EQ(r.body, "POST /v1/traces 3");
+  EXPECT_EQ(good.call("GET", "/again").status, 200) << good.error();
+  EXPECT_EQ(handled_.load(), 2);
+}
+
+TEST_F(HttpServerTls, StalledHandshakeIsClosedAfterTheTimeout) {
+  auto o = tls_options(false);
+  o.tls_handshake_timeout = 300ms;
+  auto port = start(std::move(o));
+  asio::io_context ioc;
+  tcp::socket s(ioc);
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  // Sends nothing: the server gives up on the handshake and closes.
+  auto t0 = std::chrono::steady_clock::now();
+  char byte = 0;
+  boost::system::error_code ec;
+  asio::read(s, asio::buffer(&byte, 1), ec);
+  EXPECT_TRUE(ec == asio::error::eof || ec == asio::error::connection_reset) << ec.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);
+  HttpsClient good(port, client());
+  EXPECT_EQ(good.call("GET", "/").status, 200) << good.error();
+}
+
+TEST_F(HttpServerTls, ShutdownClosesIdleAndHandshakingConnectionsAtOnce) {
+  auto o = tls_options(false);
+  o.shutdown_grace = 20s;
+  auto port = start(std::move(o));
+  HttpsClient idle(port, client());
+  ASSERT_EQ(idle.call("GET", "/").status, 200) << idle.error();  // kept alive, idle now
+  asio::io_context ioc;
+  tcp::socket handshaking(ioc);  // connected, never says hello
+  handshaking.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  std::this_thread::sleep_for(50ms);  // let the server accept it
+  auto t0 = std::chrono::steady_clock::now();
+  server_->shutdown();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);  // far below the 20 s grace
+}
+
+TEST_F(HttpServerTls, FileThatCannotBeLoadedFailsStart) {
+  auto expect_start_error = [this](HttpServerOptions o, const std::string& key, const std::string& path) {
+    try {
+      start(std::move(o));
+      ADD_FAILURE() << "start() did not throw for " << key;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+    server_.reset();
+  };
+  const std::string missing = file("missing.pem");
+  auto o = tls_options(true);
+  o.tls.cert_file = missing;
+  expect_start_error(o, "tls.cert_file", missing);
+  o = tls_options(true);
+  o.tls.key_file = missing;
+  expect_start_error(o, "tls.key_file", missing);
+  o = tls_options(true);
+  o.tls.client_ca_file = missing;
+  expect_start_error(o, "tls.client_ca_file", missing);
+  o = tls_options(false);
+  o.tls.key_file = file("client.key");  // not the certificate's key
+  expect_start_error(o, "tls.key_file", file("client.key"));
+}
+
+}  // namespace
+}  // namespace tern::net
