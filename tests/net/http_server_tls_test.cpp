@@ -58,24 +58,13 @@ class HttpServerTls : public ::testing::Test {
     return server_->start();
   }
 
-  // A client that trusts the CA, with the certificate `cert` ("client", "other-ca") or none.
-  static HttpsClientOptions client(const std::string& cert = "") {
-    HttpsClientOptions c;
-    c.ca_file = file("ca.crt");
-    if (!cert.empty()) {
-      c.cert_file = file(cert + ".crt");
-      c.key_file = file(cert + ".key");
-    }
-    return c;
-  }
-
   std::atomic<int> handled_{0};
   std::unique_ptr<HttpServer> server_;
 };
 
 TEST_F(HttpServerTls, ServesHttpsWithKeepAlive) {
   auto port = start(tls_options(false));
-  HttpsClient c(port, client());
+  HttpsClient c(port, test::trusting_test_ca());
   ASSERT_TRUE(c.connect()) << c.error();
   auto r1 = c.call("POST", "/v1/logs", "hello");
   EXPECT_EQ(r1.status, 200) << c.error();
@@ -95,7 +84,7 @@ TEST_F(HttpServerTls, ServesHttpsWithKeepAlive) {
 
 TEST_F(HttpServerTls, ExpectContinueAndTooLargeBody) {
   auto port = start(tls_options(false));
-  HttpsClient c(port, client());
+  HttpsClient c(port, test::trusting_test_ca());
   auto r = c.call("POST", "/v1/logs", std::string(600, 'x'), {{"Expect", "100-continue"}});
   EXPECT_EQ(r.status, 200) << c.error();
   EXPECT_EQ(r.body, "POST /v1/logs 600");
@@ -105,13 +94,13 @@ TEST_F(HttpServerTls, ExpectContinueAndTooLargeBody) {
   EXPECT_EQ(big.header("connection"), "close");
   EXPECT_FALSE(c.connected());
   // The server is fine.
-  HttpsClient c2(port, client());
+  HttpsClient c2(port, test::trusting_test_ca());
   EXPECT_EQ(c2.call("GET", "/").status, 200) << c2.error();
 }
 
 TEST_F(HttpServerTls, PlaintextClientGetsNoAnswerAndOthersAreServed) {
   auto port = start(tls_options(false));
-  HttpsClient before(port, client());
+  HttpsClient before(port, test::trusting_test_ca());
   ASSERT_EQ(before.call("GET", "/a").status, 200) << before.error();
 
   test::HttpClient plain(port);
@@ -121,7 +110,7 @@ TEST_F(HttpServerTls, PlaintextClientGetsNoAnswerAndOthersAreServed) {
 
   // The connection that was open before, and new ones, are served as usual.
   EXPECT_EQ(before.call("GET", "/b").status, 200) << before.error();
-  HttpsClient after(port, client());
+  HttpsClient after(port, test::trusting_test_ca());
   EXPECT_EQ(after.call("GET", "/c").status, 200) << after.error();
   EXPECT_EQ(handled_.load(), 3);
 }
@@ -132,22 +121,22 @@ TEST_F(HttpServerTls, ClientThatTrustsAnotherCaFailsTheHandshake) {
   other.ca_file = file("other-ca.crt");  // not the CA that signed the server's certificate
   HttpsClient c(port, other);
   EXPECT_FALSE(c.connect());
-  HttpsClient good(port, client());
+  HttpsClient good(port, test::trusting_test_ca());
   EXPECT_EQ(good.call("GET", "/").status, 200) << good.error();
 }
 
 TEST_F(HttpServerTls, MutualTlsRequiresATrustedClientCertificate) {
   auto port = start(tls_options(true));
   {
-    HttpsClient none(port, client());
+    HttpsClient none(port, test::trusting_test_ca());
     EXPECT_EQ(none.call("GET", "/").status, 0);  // no client certificate
   }
   {
-    HttpsClient rogue(port, client("other-ca"));
+    HttpsClient rogue(port, test::trusting_test_ca("other-ca"));
     EXPECT_EQ(rogue.call("GET", "/").status, 0);  // a certificate the client CA did not sign
   }
   EXPECT_EQ(handled_.load(), 0);
-  HttpsClient good(port, client("client"));
+  HttpsClient good(port, test::trusting_test_ca("client"));
   auto r = good.call("POST", "/v1/traces", "abc");
   EXPECT_EQ(r.status, 200) << good.error();
   EXPECT_EQ(r.body, "POST /v1/traces 3");
@@ -169,7 +158,7 @@ TEST_F(HttpServerTls, StalledHandshakeIsClosedAfterTheTimeout) {
   asio::read(s, asio::buffer(&byte, 1), ec);
   EXPECT_TRUE(ec == asio::error::eof || ec == asio::error::connection_reset) << ec.message();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);
-  HttpsClient good(port, client());
+  HttpsClient good(port, test::trusting_test_ca());
   EXPECT_EQ(good.call("GET", "/").status, 200) << good.error();
 }
 
@@ -177,7 +166,7 @@ TEST_F(HttpServerTls, ShutdownClosesIdleAndHandshakingConnectionsAtOnce) {
   auto o = tls_options(false);
   o.shutdown_grace = 20s;
   auto port = start(std::move(o));
-  HttpsClient idle(port, client());
+  HttpsClient idle(port, test::trusting_test_ca());
   ASSERT_EQ(idle.call("GET", "/").status, 200) << idle.error();  // kept alive, idle now
   asio::io_context ioc;
   tcp::socket handshaking(ioc);  // connected, never says hello

@@ -5,6 +5,8 @@
 #include <boost/beast/core.hpp>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
+#include "support/beast_reply.h"
+
 namespace tern::test {
 
 namespace beast = boost::beast;
@@ -35,15 +37,8 @@ struct HttpClient::Impl {
     parser.body_limit(1ull << 30);
     http::read(*stream, buffer, parser, ec);
     if (ec) return false;
-    const auto& res = parser.get();
-    reply.status = static_cast<int>(res.result_int());
-    reply.body = res.body();
-    for (const auto& f : res) {
-      std::string name(f.name_string());
-      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      reply.headers[name] = std::string(f.value());
-    }
-    if (!res.keep_alive()) stream.reset();
+    fill_reply(parser.get(), reply);
+    if (!parser.get().keep_alive()) stream.reset();
     return true;
   }
 };

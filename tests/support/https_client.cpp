@@ -7,12 +7,26 @@
 #include <optional>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
+#include "support/beast_reply.h"
+#include "support/test_certs.h"
+
 namespace tern::test {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace ssl = asio::ssl;
+
+HttpsClientOptions trusting_test_ca(const std::string& cert) {
+  const std::string& dir = test_certs().dir;
+  HttpsClientOptions o;
+  o.ca_file = dir + "/ca.crt";
+  if (!cert.empty()) {
+    o.cert_file = dir + "/" + cert + ".crt";
+    o.key_file = dir + "/" + cert + ".key";
+  }
+  return o;
+}
 
 struct HttpsClient::Impl {
   std::uint16_t port = 0;
@@ -80,15 +94,8 @@ HttpReply HttpsClient::call(const std::string& method, const std::string& target
     impl_->stream.reset();
     return reply;
   }
-  const auto& res = parser->get();
-  reply.status = static_cast<int>(res.result_int());
-  reply.body = res.body();
-  for (const auto& f : res) {
-    std::string name(f.name_string());
-    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    reply.headers[name] = std::string(f.value());
-  }
-  if (!res.keep_alive()) impl_->stream.reset();
+  fill_reply(parser->get(), reply);
+  if (!parser->get().keep_alive()) impl_->stream.reset();
   return reply;
 }
 

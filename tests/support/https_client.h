@@ -18,6 +18,10 @@ struct HttpsClientOptions {
   std::string key_file;
 };
 
+// A client that trusts test_certs()' CA and presents the certificate `<cert>.crt` from its
+// directory ("client", "other-ca"), or none.
+HttpsClientOptions trusting_test_ca(const std::string& cert = "");
+
 class HttpsClient {
  public:
   HttpsClient(std::uint16_t port, HttpsClientOptions options);

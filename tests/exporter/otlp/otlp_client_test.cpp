@@ -9,19 +9,8 @@
 namespace tern::exporter::otlp {
 namespace {
 
-std::string logs_request(std::size_t n) {
-  pdata::LogsData d;
-  gen::build_logs_workload(n, d, 1'700'000'000'000'000'000ULL);
-  std::string out;
-  tern::otlp::encode_logs_proto(d, out);
-  return out;
-}
-
-std::size_t decoded_logs(const std::string& body) {
-  pdata::LogsData d;
-  EXPECT_FALSE(tern::otlp::decode_logs_proto(body, d).has_value());
-  return d.record_count();
-}
+using test::decoded_logs;
+using test::logs_request;
 
 // An ExportLogsServiceResponse with partial_success {rejected_log_records: 3, error_message: "bad"}.
 std::string partial_success_response() {

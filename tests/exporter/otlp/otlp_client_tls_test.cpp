@@ -21,19 +21,8 @@ std::string read(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::string logs_request(std::size_t n) {
-  pdata::LogsData d;
-  gen::build_logs_workload(n, d, 1'700'000'000'000'000'000ULL);
-  std::string out;
-  tern::otlp::encode_logs_proto(d, out);
-  return out;
-}
-
-std::size_t decoded_logs(const std::string& body) {
-  pdata::LogsData d;
-  EXPECT_FALSE(tern::otlp::decode_logs_proto(body, d).has_value());
-  return d.record_count();
-}
+using test::decoded_logs;
+using test::logs_request;
 
 // Client settings: trust `ca`; optionally present a certificate; optionally verify nothing.
 net::TlsClientOptions trust(const std::string& ca, const std::string& cert = "", const std::string& key = "",
@@ -56,13 +45,20 @@ std::shared_ptr<grpc::ServerCredentials> server_tls(bool require_client_cert) {
   return grpc::SslServerCredentials(o);
 }
 
-OtlpClientOptions grpc_options(const std::string& endpoint, net::TlsClientOptions tls) {
+OtlpClientOptions options(Protocol protocol, const std::string& endpoint,
+                          std::optional<net::TlsClientOptions> tls) {
   OtlpClientOptions o;
-  o.protocol = Protocol::Grpc;
+  o.protocol = protocol;
   o.endpoint = endpoint;
   o.timeout = std::chrono::milliseconds(5000);
   o.tls = std::move(tls);
   return o;
+}
+OtlpClientOptions grpc_options(const std::string& endpoint, std::optional<net::TlsClientOptions> tls) {
+  return options(Protocol::Grpc, endpoint, std::move(tls));
+}
+OtlpClientOptions http_options(const std::string& endpoint, std::optional<net::TlsClientOptions> tls) {
+  return options(Protocol::Http, endpoint, std::move(tls));
 }
 
 TEST(OtlpGrpcClientTls, VerifiedAgainstTheCaFile) {
@@ -128,15 +124,6 @@ TEST(OtlpClientTls, FilesThatCannotBeLoadedFailWhenTheClientIsMade) {
   // A file that is not PEM (gRPC reads the text itself).
   OtlpClientOptions o = grpc_options("127.0.0.1:4317", trust(test::test_certs().dir + "/server.ext"));
   EXPECT_THROW(make_otlp_client(o), std::runtime_error);
-}
-
-OtlpClientOptions http_options(const std::string& endpoint, std::optional<net::TlsClientOptions> tls) {
-  OtlpClientOptions o;
-  o.protocol = Protocol::Http;
-  o.endpoint = endpoint;
-  o.timeout = std::chrono::milliseconds(5000);
-  o.tls = std::move(tls);
-  return o;
 }
 
 net::TlsServerOptions http_server_tls(bool require_client_cert) {

@@ -8,6 +8,7 @@
 #include <grpcpp/server.h>
 #include <grpcpp/server_builder.h>
 #include <grpcpp/support/byte_buffer.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "compression/gzip.h"
+#include "gen/workload.h"
 #include "net/http_server.h"
 #include "otlp/proto_codec.h"
 #include "pdata/logs.h"
@@ -54,6 +56,25 @@ class RecordingStore {
   mutable std::mutex mu_;
   std::vector<RecordedRequest> requests_;
 };
+
+// An encoded ExportLogsServiceRequest of the benchmark workload's `n` records.
+inline std::string logs_request(std::size_t n) {
+  pdata::LogsData d;
+  gen::build_logs_workload(n, d, 1'700'000'000'000'000'000ULL);
+  std::string out;
+  otlp::encode_logs_proto(d, out);
+  return out;
+}
+
+// How many log records a recorded request body holds (0 and a failure if it does not decode).
+inline std::size_t decoded_logs(const std::string& body) {
+  pdata::LogsData d;
+  if (otlp::decode_logs_proto(body, d).has_value()) {
+    ADD_FAILURE() << "the request does not decode";
+    return 0;
+  }
+  return d.record_count();
+}
 
 inline std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });

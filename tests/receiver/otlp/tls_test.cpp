@@ -93,16 +93,6 @@ class OtlpReceiverTls : public ::testing::Test {
     return done.get_future().get();
   }
 
-  HttpsClientOptions https_client(const std::string& cert = "") const {
-    HttpsClientOptions o;
-    o.ca_file = file("ca.crt");
-    if (!cert.empty()) {
-      o.cert_file = file(cert + ".crt");
-      o.key_file = file(cert + ".key");
-    }
-    return o;
-  }
-
   int http_export(HttpsClient& client) {
     return client.call("POST", "/v1/logs", logs_proto(), {{"Content-Type", "application/x-protobuf"}}).status;
   }
@@ -113,7 +103,7 @@ class OtlpReceiverTls : public ::testing::Test {
 
 TEST_F(OtlpReceiverTls, HttpExportOverTls) {
   start(both(false));
-  HttpsClient client(receiver_->http_port(), https_client());
+  HttpsClient client(receiver_->http_port(), tern::test::trusting_test_ca());
   EXPECT_EQ(http_export(client), 200) << client.error();
   EXPECT_EQ(http_export(client), 200) << client.error();  // same connection
   EXPECT_TRUE(client.connected());
@@ -128,17 +118,17 @@ TEST_F(OtlpReceiverTls, HttpPlaintextClientIsRefused) {
   EXPECT_EQ(plain.call("POST", "/v1/logs", logs_proto(), {{"Content-Type", "application/x-protobuf"}}).status,
             0);
   EXPECT_EQ(receiver_->stats().logs.accepted, 0u);
-  HttpsClient client(receiver_->http_port(), https_client());
+  HttpsClient client(receiver_->http_port(), tern::test::trusting_test_ca());
   EXPECT_EQ(http_export(client), 200) << client.error();
 }
 
 TEST_F(OtlpReceiverTls, HttpMutualTls) {
   start(both(true));
-  HttpsClient anonymous(receiver_->http_port(), https_client());
+  HttpsClient anonymous(receiver_->http_port(), tern::test::trusting_test_ca());
   EXPECT_EQ(http_export(anonymous), 0);
-  HttpsClient rogue(receiver_->http_port(), https_client("other-ca"));
+  HttpsClient rogue(receiver_->http_port(), tern::test::trusting_test_ca("other-ca"));
   EXPECT_EQ(http_export(rogue), 0);
-  HttpsClient client(receiver_->http_port(), https_client("client"));
+  HttpsClient client(receiver_->http_port(), tern::test::trusting_test_ca("client"));
   EXPECT_EQ(http_export(client), 200) << client.error();
   std::lock_guard lock(consumer_.mu);
   EXPECT_EQ(consumer_.logs.size(), 1u);
