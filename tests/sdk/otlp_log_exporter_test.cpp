@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
 #include <thread>
 
 #include "exporter/otlp/test_servers.h"
 #include "otlp/proto_codec.h"
 #include "sdk/exporter_test_util.h"
 #include "support/process.h"
+#include "support/test_certs.h"
 #include "tern/sdk/logs/batch_processor.h"
 #include "tern/sdk/logs/logger.h"
 #include "tern/sdk/logs/otlp_log_exporter.h"
@@ -242,6 +244,51 @@ TEST(OtlpGrpcLogExporterTest, ErrorStatusIsAFailure) {
   EXPECT_EQ(exporter.Export(b.View()), ExportResult::kFailure);
   EXPECT_EQ(exporter.ExportFuture(b.View()).get(), ExportResult::kFailure);
   EXPECT_EQ(exporter.stats().failed_records, 4u);
+}
+
+// TLS with the OpenTelemetry C++ SDK's option names: the server verified against the CA
+// file, a client certificate for mutual TLS; the same options without use_ssl_credentials
+// talk plaintext, which a TLS server refuses.
+OtlpLogExporterOptions TlsOptions(const std::string& endpoint) {
+  const auto& c = tern::test::test_certs();
+  auto o = Options(endpoint);
+  o.use_ssl_credentials = true;
+  o.ssl_credentials_cacert_path = c.ca_cert;
+  o.ssl_client_cert_path = c.client_cert;
+  o.ssl_client_key_path = c.client_key;
+  return o;
+}
+
+TEST(OtlpHttpLogExporterTest, MutualTls) {
+  const auto& c = tern::test::test_certs();
+  tern::test::RecordingHttpServer server(net::TlsServerOptions{c.server_cert, c.server_key, c.ca_cert});
+  BatchBuilder b;
+  b.Add(3);
+  EXPECT_EQ(OtlpHttpLogExporter(TlsOptions(server.endpoint())).Export(b.View()), ExportResult::kSuccess);
+  auto plain = TlsOptions(server.endpoint());
+  plain.use_ssl_credentials = false;
+  EXPECT_EQ(OtlpHttpLogExporter(plain).Export(b.View()), ExportResult::kFailure);
+  EXPECT_EQ(DecodedRecords(server.store()), 3u);
+}
+
+TEST(OtlpGrpcLogExporterTest, MutualTls) {
+  const auto& c = tern::test::test_certs();
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  grpc::SslServerCredentialsOptions so(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  so.pem_root_certs = read(c.ca_cert);
+  so.pem_key_cert_pairs.push_back({read(c.server_key), read(c.server_cert)});
+  tern::test::RecordingGrpcServer server(grpc::StatusCode::OK, grpc::SslServerCredentials(so));
+  BatchBuilder b;
+  b.Add(4);
+  EXPECT_EQ(OtlpGrpcLogExporter(TlsOptions(server.endpoint())).Export(b.View()), ExportResult::kSuccess);
+  auto no_cert = TlsOptions(server.endpoint());
+  no_cert.ssl_client_cert_path.clear();
+  no_cert.ssl_client_key_path.clear();
+  EXPECT_EQ(OtlpGrpcLogExporter(no_cert).Export(b.View()), ExportResult::kFailure);
+  EXPECT_EQ(DecodedRecords(server.store()), 4u);
 }
 
 }  // namespace

@@ -31,6 +31,13 @@ struct OtlpLogExporterOptions {
   int max_retries = 2;              // on 429/502/503/504 (HTTP) or UNAVAILABLE/RESOURCE_EXHAUSTED (gRPC)
   std::size_t max_connections = 4;  // pooled connections (at most 16); extra senders connect once
   std::size_t max_concurrent_exports = 4;  // ExportAsync sender threads in flight
+  // TLS, named as in the OpenTelemetry C++ SDK's OTLP exporter options. On when
+  // use_ssl_credentials is set, or for an https:// endpoint; an http:// endpoint is plaintext.
+  bool use_ssl_credentials = false;
+  std::string ssl_credentials_cacert_path;  // PEM CA(s) for the server; empty: the system's
+  std::string ssl_client_cert_path;         // client certificate (PEM) for mutual TLS, optional
+  std::string ssl_client_key_path;          // its key (PEM)
+  bool ssl_insecure_skip_verify = false;    // encrypt but accept any server certificate (tests)
 };
 
 // Counters, all monotonic.
@@ -62,7 +69,8 @@ class OtlpLogExporter : public AsyncLogRecordExporter {
   struct State;  // shared with sender threads, so it outlives a destroyed exporter
 
  protected:
-  // Throws std::invalid_argument for an endpoint that cannot be parsed.
+  // Throws std::invalid_argument for an endpoint that cannot be parsed and
+  // std::runtime_error for TLS files that cannot be loaded.
   OtlpLogExporter(OtlpLogExporterOptions options, bool grpc);
 
  private:
