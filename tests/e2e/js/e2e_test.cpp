@@ -33,6 +33,7 @@
 
 #include "support/http_client.h"
 #include "support/process.h"
+#include "support/test_certs.h"
 
 namespace tern::e2e {
 namespace {
@@ -364,7 +365,10 @@ std::string identity(const json& doc) {
 
 // ------------------------------------------------------------------ the tests
 
-TEST(E2eJs, EverySignalOverEveryTransportIsIndexedFieldByField) {
+// send.mjs over its three transports into `tern run` -> `tern sink`; every document checked.
+// With `tls`, both receivers serve TLS (the test CA's server certificate) and send.mjs
+// trusts that CA (its --ca flag: the exporters' own TLS options).
+void SendEverySignalAndCheckEveryDocument(bool tls) {
   const std::string node = find_node();
   ASSERT_FALSE(node.empty()) << "node not found on PATH (Node.js >= 20.6 is required)";
   ASSERT_TRUE(fs::exists(kJsDir / "node_modules"))
@@ -375,15 +379,30 @@ TEST(E2eJs, EverySignalOverEveryTransportIsIndexedFieldByField) {
   auto ports = tern::test::free_ports(2);
   ASSERT_EQ(ports.size(), 2u);
   const fs::path cfg = tmp.path() / "collector.yaml";
-  write_file(cfg, collector_yaml(sink->port, ports[0], ports[1], "    flush:\n      interval: 100ms\n"));
+  std::string yaml = collector_yaml(sink->port, ports[0], ports[1], "    flush:\n      interval: 100ms\n");
+  if (tls) {
+    const auto& c = test::test_certs();
+    ASSERT_FALSE(c.ca_cert.empty());
+    const std::string server_tls =
+        "\n        tls: {cert_file: " + c.server_cert + ", key_file: " + c.server_key + "}";
+    for (const std::uint16_t port : {ports[0], ports[1]}) {
+      const std::string at = "endpoint: 127.0.0.1:" + std::to_string(port);
+      yaml.replace(yaml.find(at), at.size(), at + server_tls);
+    }
+  }
+  write_file(cfg, yaml);
   auto collector = start_collector(cfg);
   ASSERT_TRUE(collector);
 
   const std::string run_id = "e2e-" + std::to_string(::getpid());
   {
-    Process send({node, (kJsDir / "send.mjs").string(), "--http",
-                  "http://127.0.0.1:" + std::to_string(ports[0]), "--grpc",
-                  "127.0.0.1:" + std::to_string(ports[1]), "--run-id", run_id});
+    std::vector<std::string> args{
+        node,       (kJsDir / "send.mjs").string(),
+        "--http",   (tls ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(ports[0]),
+        "--grpc",   "127.0.0.1:" + std::to_string(ports[1]),
+        "--run-id", run_id};
+    if (tls) args.insert(args.end(), {"--ca", test::test_certs().ca_cert});
+    Process send(args);
     auto rc = send.wait(45s);
     ASSERT_TRUE(rc.has_value()) << "send.mjs hangs:\n" << send.output();
     ASSERT_EQ(*rc, 0) << send.output() << "\ntern run:\n" << collector->output();
@@ -478,6 +497,15 @@ TEST(E2eJs, EverySignalOverEveryTransportIsIndexedFieldByField) {
   EXPECT_NE(all.find(R"("metrics":{"e2e.latency":{"counts":[1,2,1],"values":[5.0,55.0,100.0]}})"),
             std::string::npos);
   EXPECT_NE(all.find(R"("double":3.25,)"), std::string::npos);
+}
+
+TEST(E2eJs, EverySignalOverEveryTransportIsIndexedFieldByField) {
+  SendEverySignalAndCheckEveryDocument(false);
+}
+
+// The same over TLS: HTTPS for protobuf and JSON, gRPC with TLS credentials.
+TEST(E2eJs, EverySignalOverEveryTransportOverTlsIsIndexedFieldByField) {
+  SendEverySignalAndCheckEveryDocument(true);
 }
 
 // Logs as OTLP/JSON: `n` records of batch `b`.

@@ -1,4 +1,4 @@
-// send.mjs --http URL --grpc HOST:PORT --run-id ID
+// send.mjs --http URL --grpc HOST:PORT --run-id ID [--ca FILE]
 //
 // Sends a known set of logs, spans and metrics to a collector with the real OpenTelemetry
 // JavaScript SDK and its OTLP exporters, once per transport: protobuf over HTTP ("proto"),
@@ -8,6 +8,7 @@
 // collector. Providers are shut down (flushing everything); the process exits 1 if any
 // export reported a failure, 2 on bad arguments. What the data set is: see DATA below and
 // the expectations in e2e_test.cpp, which must be kept in sync.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, ValueType, trace } from '@opentelemetry/api';
@@ -29,7 +30,7 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
 let args;
 try {
   ({ values: args } = parseArgs({
-    options: { http: { type: 'string' }, grpc: { type: 'string' }, 'run-id': { type: 'string' } },
+    options: { http: { type: 'string' }, grpc: { type: 'string' }, 'run-id': { type: 'string' }, ca: { type: 'string' } },
     strict: true,
   }));
 } catch (e) {
@@ -37,12 +38,17 @@ try {
   process.exit(2);
 }
 if (!args.http || !args.grpc || !args['run-id']) {
-  console.error('usage: node send.mjs --http http://HOST:PORT --grpc HOST:PORT --run-id ID');
+  console.error('usage: node send.mjs --http http[s]://HOST:PORT --grpc HOST:PORT --run-id ID [--ca FILE]');
   process.exit(2);
 }
 const httpBase = args.http.replace(/\/+$/, '');
-const grpcUrl = `http://${args.grpc}`;
 const runId = args['run-id'];
+// --ca FILE: TLS, trusting that CA. HTTP: the https:// URL and the agent's `ca`; gRPC: an
+// https:// URL and SSL channel credentials (grpc-js, which the gRPC exporters depend on).
+const ca = args.ca ? readFileSync(args.ca) : undefined;
+const grpcUrl = `${ca ? 'https' : 'http'}://${args.grpc}`;
+const httpTls = ca ? { httpAgentOptions: { ca } } : {};
+const grpcTls = ca ? { credentials: (await import('@grpc/grpc-js')).credentials.createSsl(ca) } : {};
 
 // Wraps an exporter so that every export result is checked (the batch processors and the
 // metric reader only log failures through diag).
@@ -182,23 +188,23 @@ const transports = [
   {
     t: 1,
     name: 'proto',
-    logs: () => new LogsProto({ url: `${httpBase}/v1/logs` }),
-    traces: () => new TracesProto({ url: `${httpBase}/v1/traces` }),
-    metrics: () => new MetricsProto({ url: `${httpBase}/v1/metrics`, ...delta }),
+    logs: () => new LogsProto({ url: `${httpBase}/v1/logs`, ...httpTls }),
+    traces: () => new TracesProto({ url: `${httpBase}/v1/traces`, ...httpTls }),
+    metrics: () => new MetricsProto({ url: `${httpBase}/v1/metrics`, ...delta, ...httpTls }),
   },
   {
     t: 2,
     name: 'json',
-    logs: () => new LogsJson({ url: `${httpBase}/v1/logs` }),
-    traces: () => new TracesJson({ url: `${httpBase}/v1/traces` }),
-    metrics: () => new MetricsJson({ url: `${httpBase}/v1/metrics`, ...delta }),
+    logs: () => new LogsJson({ url: `${httpBase}/v1/logs`, ...httpTls }),
+    traces: () => new TracesJson({ url: `${httpBase}/v1/traces`, ...httpTls }),
+    metrics: () => new MetricsJson({ url: `${httpBase}/v1/metrics`, ...delta, ...httpTls }),
   },
   {
     t: 3,
     name: 'grpc',
-    logs: () => new LogsGrpc({ url: grpcUrl }),
-    traces: () => new TracesGrpc({ url: grpcUrl }),
-    metrics: () => new MetricsGrpc({ url: grpcUrl, ...delta }),
+    logs: () => new LogsGrpc({ url: grpcUrl, ...grpcTls }),
+    traces: () => new TracesGrpc({ url: grpcUrl, ...grpcTls }),
+    metrics: () => new MetricsGrpc({ url: grpcUrl, ...delta, ...grpcTls }),
   },
 ];
 
