@@ -36,6 +36,14 @@ const tern::cli::RegisterCommand kSinkCommand{
           ->check(CLI::NonNegativeNumber);
       cmd->add_option("--mapping-error-field", opt->mapping_error_field,
                       "documents with this field get item 400");
+      auto* cert = cmd->add_option("--tls-cert", opt->tls.cert_file,
+                                   "serve https with this certificate chain (PEM), as Elasticsearch 8 does");
+      auto* key = cmd->add_option("--tls-key", opt->tls.key_file, "the certificate's private key (PEM)");
+      cert->needs(key);
+      key->needs(cert);
+      cmd->add_option("--tls-client-ca", opt->tls.client_ca_file,
+                      "require client certificates signed by these CAs (PEM; mutual TLS)")
+          ->needs(cert);
       cmd->callback([opt, listen] {
         auto colon = listen->rfind(':');
         if (colon == std::string::npos) throw CLI::ValidationError("--listen", "expected HOST:PORT");
@@ -56,8 +64,15 @@ const tern::cli::RegisterCommand kSinkCommand{
         sigaddset(&set, SIGTERM);
         pthread_sigmask(SIG_BLOCK, &set, nullptr);
         tern::sink::SinkServer server(*opt);
-        uint16_t port = server.start();
-        std::printf("tern sink listening on %s:%u\n", opt->host.c_str(), port);
+        uint16_t port = 0;
+        try {
+          port = server.start();
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "tern sink: cannot start: %s\n", e.what());
+          throw CLI::RuntimeError(1);
+        }
+        std::printf("tern sink %slistening on %s:%u\n", opt->tls.enabled() ? "(TLS) " : "", opt->host.c_str(),
+                    port);
         std::fflush(stdout);
         int sig = 0;
         sigwait(&set, &sig);

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "net/tls.h"
+
 namespace tern::sink {
 
 struct SinkOptions {
@@ -19,6 +21,7 @@ struct SinkOptions {
   std::size_t max_content_length = 100u << 20;  // uncompressed, like http.max_content_length
   int latency_ms = 0;
   std::string mapping_error_field;
+  net::TlsServerOptions tls;  // https, as Elasticsearch 8 serves by default
 };
 
 }  // namespace tern::sink

@@ -5,12 +5,15 @@
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <vector>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "net/string_body.h"
+#include "net/tls_context.h"
 
 namespace tern::sink {
 namespace {
@@ -19,15 +22,44 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
-class Session : public std::enable_shared_from_this<Session> {
+// One connection; `Stream` is beast::tcp_stream, or beast::ssl_stream over one for
+// `--tls-cert` (a server handshake first, then the same exchange).
+template <class Stream>
+class Session : public std::enable_shared_from_this<Session<Stream>> {
+  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+  using std::enable_shared_from_this<Session<Stream>>::shared_from_this;
+
  public:
-  Session(tcp::socket socket, SinkCore& core, std::size_t body_limit)
-      : stream_(std::move(socket)), timer_(stream_.get_executor()), core_(core), body_limit_(body_limit) {}
+  template <class... StreamArgs>
+  Session(SinkCore& core, std::size_t body_limit, StreamArgs&&... stream_args)
+      : stream_(std::forward<StreamArgs>(stream_args)...),
+        timer_(stream_.get_executor()),
+        core_(core),
+        body_limit_(body_limit) {}
   void start() {
-    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if constexpr (kTls) {
+        self->handshake();
+      } else {
+        self->read_header();
+      }
+    });
   }
 
  private:
+  beast::tcp_stream& tcp() { return beast::get_lowest_layer(stream_); }
+
+  // A client that does not finish it in time, or fails it, loses its own connection only.
+  void handshake() {
+    tcp().expires_after(std::chrono::seconds(10));
+    stream_.async_handshake(asio::ssl::stream_base::server,
+                            [self = shared_from_this()](beast::error_code ec) {
+                              self->tcp().expires_never();
+                              if (ec) return self->close();
+                              self->read_header();
+                            });
+  }
+
   void read_header() {
     parser_.emplace();
     // Bodies are capped at the wire; max_content_length (uncompressed) is checked by SinkCore.
@@ -115,11 +147,11 @@ class Session : public std::enable_shared_from_this<Session> {
   }
   void close() {
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.socket().close(ec);
+    tcp().socket().shutdown(tcp::socket::shutdown_both, ec);
+    tcp().socket().close(ec);
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   asio::steady_timer timer_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<net::AppendStringBody>> parser_;
@@ -134,6 +166,7 @@ class Session : public std::enable_shared_from_this<Session> {
 }  // namespace
 
 struct SinkServer::Impl {
+  std::optional<asio::ssl::context> tls;  // set by start() for --tls-cert
   asio::io_context ioc;
   tcp::acceptor acceptor{asio::make_strand(ioc)};
   asio::steady_timer flush_timer{ioc};
@@ -146,6 +179,7 @@ SinkServer::SinkServer(SinkOptions options) : core_(options), impl_(std::make_un
   options_threads_ = std::max(1, options.threads);
   options_host_ = options.host;
   options_port_ = options.port;
+  tls_ = options.tls;
   // Wire cap: generous over the uncompressed limit so oversize plain bodies are still read
   // and answered 413 on a kept-alive connection, but bounded against abuse.
   body_limit_ = std::min<std::size_t>(std::max<std::size_t>(options.max_content_length, 1) * 2 + (1u << 20),
@@ -156,6 +190,7 @@ SinkServer::~SinkServer() { stop(); }
 
 uint16_t SinkServer::start() {
   auto& im = *impl_;
+  if (tls_.enabled()) im.tls.emplace(net::make_server_context(tls_));  // throws naming the file
   tcp::endpoint ep(asio::ip::make_address(options_host_), options_port_);
   im.acceptor.open(ep.protocol());
   im.acceptor.set_option(asio::socket_base::reuse_address(true));
@@ -170,16 +205,21 @@ uint16_t SinkServer::start() {
 }
 
 void SinkServer::do_accept() {
-  impl_->acceptor.async_accept(asio::make_strand(impl_->ioc),
-                               [this](beast::error_code ec, tcp::socket socket) {
-                                 if (ec == asio::error::operation_aborted || !impl_->acceptor.is_open())
-                                   return;
-                                 if (!ec) {
-                                   socket.set_option(tcp::no_delay(true), ec);
-                                   std::make_shared<Session>(std::move(socket), core_, body_limit_)->start();
-                                 }
-                                 do_accept();
-                               });
+  impl_->acceptor.async_accept(
+      asio::make_strand(impl_->ioc), [this](beast::error_code ec, tcp::socket socket) {
+        if (ec == asio::error::operation_aborted || !impl_->acceptor.is_open()) return;
+        if (!ec) {
+          socket.set_option(tcp::no_delay(true), ec);
+          if (impl_->tls) {
+            std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(core_, body_limit_,
+                                                                            std::move(socket), *impl_->tls)
+                ->start();
+          } else {
+            std::make_shared<Session<beast::tcp_stream>>(core_, body_limit_, std::move(socket))->start();
+          }
+        }
+        do_accept();
+      });
 }
 
 void SinkServer::schedule_flush() {

@@ -1,6 +1,6 @@
 #pragma once
-// `tern sink` server: Beast HTTP/1.1 with keep-alive on one io_context run by
-// `threads` threads (one strand per connection). Usable in-process (demo, tests).
+// `tern sink` server: Beast HTTP/1.1 with keep-alive, plain or over TLS, on one io_context
+// run by `threads` threads (one strand per connection). Usable in-process (demo, tests).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -18,7 +18,8 @@ class SinkServer {
   SinkServer(const SinkServer&) = delete;
   SinkServer& operator=(const SinkServer&) = delete;
 
-  // Binds, starts the threads and returns the bound port. Throws on bind errors.
+  // Binds, starts the threads and returns the bound port. Throws on bind errors and
+  // (std::runtime_error) on TLS files that cannot be loaded.
   uint16_t start();
   // Closes every connection, joins the threads, flushes the dump. Idempotent.
   void stop();
@@ -37,6 +38,7 @@ class SinkServer {
   std::string options_host_;
   uint16_t options_port_ = 0;
   std::size_t body_limit_ = 0;
+  net::TlsServerOptions tls_;
 };
 
 }  // namespace tern::sink

@@ -28,9 +28,18 @@ class TlsEndToEnd : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
     ASSERT_FALSE(certs().ca_cert.empty());
-    sink_ = std::make_unique<Process>(std::vector<std::string>{kTern, "sink", "--listen", "127.0.0.1:0",
-                                                               "--dump", (dir_ / "dump.ndjson").string()});
-    auto line = sink_->wait_for_line("tern sink listening on", std::chrono::seconds(20));
+  }
+
+  // `tern sink --dump`, plain or (extra args) over TLS; sets sink_port_.
+  void start_sink(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{kTern,         "sink",   "--listen",
+                                  "127.0.0.1:0", "--dump", (dir_ / "dump.ndjson").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    sink_ = std::make_unique<Process>(args);
+
+    const bool tls = !extra.empty();
+    auto line = sink_->wait_for_line(tls ? "tern sink (TLS) listening on" : "tern sink listening on",
+                                     std::chrono::seconds(20));
     ASSERT_TRUE(line) << sink_->output();
     sink_port_ = *tern::test::parse_listen_port(*line);
   }
@@ -55,9 +64,12 @@ class TlsEndToEnd : public ::testing::Test {
            "\n        tls:\n          cert_file: " + c.server_cert + "\n          key_file: " + c.server_key +
            "\n          client_ca_file: " + c.ca_cert + "\n";
   }
-  std::string to_sink_pipelines() const {
-    return "exporters:\n  elasticsearch:\n    endpoints: [http://127.0.0.1:" + std::to_string(sink_port_) +
-           "]\n    flush:\n      interval: 50ms\n"
+  // `exporter_extra`: more keys of the Elasticsearch exporter (e.g. its tls), 4-space indented.
+  std::string to_sink_pipelines(const std::string& scheme = "http",
+                                const std::string& exporter_extra = "") const {
+    return "exporters:\n  elasticsearch:\n    endpoints: [" + scheme +
+           "://127.0.0.1:" + std::to_string(sink_port_) + "]\n    flush:\n      interval: 50ms\n" +
+           exporter_extra +
            "service:\n  telemetry:\n    metrics:\n      address: 127.0.0.1:0\n  pipelines:\n"
            "    logs: {receivers: [otlp], exporters: [elasticsearch]}\n";
   }
@@ -112,6 +124,7 @@ class TlsEndToEnd : public ::testing::Test {
 };
 
 TEST_F(TlsEndToEnd, GenSendsOverTlsAndMutualTlsAndUntrustedClientsAreRefused) {
+  start_sink();
   auto ports = tern::test::free_ports(2);
   ASSERT_EQ(ports.size(), 2u);
   const std::string http = "127.0.0.1:" + std::to_string(ports[0]);
@@ -158,6 +171,7 @@ TEST_F(TlsEndToEnd, GenSendsOverTlsAndMutualTlsAndUntrustedClientsAreRefused) {
 }
 
 TEST_F(TlsEndToEnd, ACollectorForwardsToAnotherOverTlsWithBothOtlpExporters) {
+  start_sink();
   auto ports = tern::test::free_ports(4);
   ASSERT_EQ(ports.size(), 4u);
   const auto& c = certs();
@@ -187,6 +201,7 @@ TEST_F(TlsEndToEnd, ACollectorForwardsToAnotherOverTlsWithBothOtlpExporters) {
 }
 
 TEST_F(TlsEndToEnd, AReceiverCertificateThatCannotBeLoadedStopsTheCollectorNamingTheFile) {
+  start_sink();
   auto ports = tern::test::free_ports(1);
   ASSERT_EQ(ports.size(), 1u);
   std::ofstream(dir_ / "bad.yaml")
@@ -199,6 +214,35 @@ TEST_F(TlsEndToEnd, AReceiverCertificateThatCannotBeLoadedStopsTheCollectorNamin
   ASSERT_TRUE(code) << p.output();
   EXPECT_NE(*code, 0);
   EXPECT_NE(p.output().find("/nonexistent/server."), std::string::npos) << p.output();
+}
+
+// Elasticsearch 8 serves https with its own CA: the exporter verifies the sink's certificate
+// against tls.ca_file and presents a client certificate the sink requires.
+TEST_F(TlsEndToEnd, TheElasticsearchExporterShipsToAnHttpsSinkWithMutualTls) {
+  const auto& c = certs();
+  start_sink({"--tls-cert", c.server_cert, "--tls-key", c.server_key, "--tls-client-ca", c.ca_cert});
+  auto ports = tern::test::free_ports(1);
+  ASSERT_EQ(ports.size(), 1u);
+  start_collector("collector",
+                  "receivers:\n  otlp:\n    protocols:\n      grpc:\n        endpoint: 127.0.0.1:" +
+                      std::to_string(ports[0]) + "\n" +
+                      to_sink_pipelines("https", "    tls:\n      ca_file: " + c.ca_cert +
+                                                     "\n      cert_file: " + c.client_cert +
+                                                     "\n      key_file: " + c.client_key + "\n"));
+  EXPECT_EQ(gen({"--otlp-insecure", "--otlp-endpoint", "127.0.0.1:" + std::to_string(ports[0]), "--logs",
+                 "25", "--workers", "2", "--telemetry-attributes", "transport=\"es-https\""}),
+            0);
+  const auto by_transport = finish();
+  EXPECT_EQ(by_transport.count("es-https") ? by_transport.at("es-https") : 0, 2 * 25);
+}
+
+TEST_F(TlsEndToEnd, ASinkCertificateThatCannotBeLoadedIsAClearError) {
+  Process p({kTern, "sink", "--listen", "127.0.0.1:0", "--tls-cert", "/nonexistent/s.crt", "--tls-key",
+             "/nonexistent/s.key"});
+  EXPECT_EQ(p.wait(std::chrono::seconds(30)), 1) << p.output();
+  EXPECT_NE(p.output().find("tern sink: cannot start: tls.cert_file /nonexistent/s.crt: cannot be read"),
+            std::string::npos)
+      << p.output();
 }
 
 }  // namespace

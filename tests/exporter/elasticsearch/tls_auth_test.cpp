@@ -1,6 +1,6 @@
 // TLS, authentication and request shape, against a small in-test Beast server (plain
-// or TLS) that records what it received: `tern sink` has no TLS and does not expose
-// request headers, and neither belongs in it.
+// or TLS) that records what it received, headers included, which `tern sink` does not
+// expose (the exporter into an https `tern sink` with real processes: tests/e2e/tls).
 #include <gtest/gtest.h>
 
 #include <boost/asio/ssl.hpp>
