@@ -7,6 +7,7 @@
 #include "receiver/otlp/grpc_server.h"
 
 #include <grpc/grpc.h>
+#include <grpc/support/log.h>
 #include <grpcpp/completion_queue.h>
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/security/server_credentials.h>
@@ -208,7 +209,31 @@ OtlpGrpcServer::OtlpGrpcServer(const config::OtlpReceiverConfig::Grpc& config, E
 
 OtlpGrpcServer::~OtlpGrpcServer() { shutdown(); }
 
+namespace {
+// gRPC writes its own log lines to stderr, outside Tern's log (and its JSON encoding). They
+// go through spdlog instead; a failed TLS handshake (a plaintext or untrusted client) is the
+// client's problem and is logged at debug, as the OTLP/HTTP server does.
+void log_through_spdlog(gpr_log_func_args* args) {
+  const std::string_view message = args->message ? args->message : "";
+  switch (args->severity) {
+    case GPR_LOG_SEVERITY_ERROR:
+      if (message.find("Handshake failed") != std::string_view::npos)
+        spdlog::debug("grpc: {}", message);
+      else
+        spdlog::warn("grpc: {} ({}:{})", message, args->file ? args->file : "", args->line);
+      break;
+    case GPR_LOG_SEVERITY_INFO:
+      spdlog::info("grpc: {}", message);
+      break;
+    default:
+      spdlog::debug("grpc: {}", message);
+  }
+}
+}  // namespace
+
 std::uint16_t OtlpGrpcServer::start() {
+  static std::once_flag route_logs;
+  std::call_once(route_logs, [] { gpr_set_log_function(log_through_spdlog); });
   auto& im = *impl_;
   if (im.server) throw std::logic_error("OtlpGrpcServer::start called twice");
   auto [host, port] = net::split_host_port(im.config.endpoint);
