@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/version.h"
 #include "gen/generator.h"
 
 namespace {
@@ -111,6 +112,7 @@ int run(GenOptions& o, const RawFlags& f) {
   o.client.protocol = f.http ? tern::exporter::otlp::Protocol::Http : tern::exporter::otlp::Protocol::Grpc;
   o.client.endpoint = !f.endpoint.empty() ? f.endpoint : f.http ? "localhost:4318" : "localhost:4317";
   o.client.url_path = f.http_path;
+  o.client.user_agent = std::string("tern-gen/") + tern::cli::kVersion;
   o.client.gzip = f.compression == "gzip";
   o.client.encoding =
       f.encoding == "json" ? tern::exporter::otlp::Encoding::Json : tern::exporter::otlp::Encoding::Proto;

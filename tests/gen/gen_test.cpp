@@ -429,6 +429,7 @@ TEST(GenCli, ReportLinesAndFailureExitCode) {
     ASSERT_EQ(p.wait(std::chrono::seconds(30)), 0) << p.output();
     pdata::MetricsData d;
     ASSERT_FALSE(otlp::decode_metrics_proto(server.store().requests().back().body, d).has_value());
+    EXPECT_EQ(server.store().requests().back().headers.at("user-agent").rfind("tern-gen/", 0), 0u);
     const auto& m = d.resource_metrics[0].scope_metrics[0].metrics.at(0);
     EXPECT_EQ(m.name, "requests");
     EXPECT_EQ(m.temporality, pdata::AggregationTemporality::Delta);

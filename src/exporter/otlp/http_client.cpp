@@ -99,7 +99,7 @@ class HttpClient final : public OtlpClient {
     req_.method(http::verb::post);
     req_.version(11);
     req_.set(http::field::host, endpoint_.host + ":" + endpoint_.port);
-    req_.set(http::field::user_agent, "tern-gen");
+    req_.set(http::field::user_agent, o.user_agent.empty() ? "Tern/" TERN_VERSION : o.user_agent);
     req_.set(http::field::content_type,
              o.encoding == Encoding::Json ? "application/json" : "application/x-protobuf");
     if (o.gzip) req_.set(http::field::content_encoding, "gzip");

@@ -31,6 +31,8 @@ struct OtlpClientOptions {
   Encoding encoding = Encoding::Proto;
   bool gzip = false;
   std::vector<std::pair<std::string, std::string>> headers;  // HTTP headers / gRPC metadata
+  // OTLP/HTTP User-Agent (a `User-Agent` in `headers` wins); empty: "Tern/<version>".
+  std::string user_agent;
   std::chrono::milliseconds timeout{10'000};                 // per attempt
   // Set: TLS with these settings. Unset: plaintext, except for an https:// endpoint
   // (TLS with the system's CAs). An http:// endpoint is plaintext either way.

@@ -38,6 +38,7 @@ TEST(OtlpHttpClient, SendsProtobufWithHeadersOnOneConnection) {
     EXPECT_EQ(r.path, "/v1/logs");
     EXPECT_EQ(r.headers.at("content-type"), "application/x-protobuf");
     EXPECT_EQ(r.headers.at("x-test"), "yes");
+    EXPECT_EQ(r.headers.at("user-agent").rfind("Tern/", 0), 0u) << r.headers.at("user-agent");
     EXPECT_FALSE(r.was_gzip);
     EXPECT_EQ(decoded_logs(r.body), 5u);
   }
