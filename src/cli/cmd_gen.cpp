@@ -135,8 +135,13 @@ int run(GenOptions& o, const RawFlags& f) {
       std::fprintf(stderr, "tern gen: --mtls needs --client-cert and --client-key\n");
       return 2;
     }
-    o.client.tls = tern::net::TlsClientOptions{f.ca_cert, f.mtls ? f.client_cert : std::string(),
-                                               f.mtls ? f.client_key : std::string(), f.insecure_skip_verify};
+    auto& tls = o.client.tls.emplace();
+    tls.ca_file = f.ca_cert;
+    if (f.mtls) {
+      tls.cert_file = f.client_cert;
+      tls.key_file = f.client_key;
+    }
+    tls.insecure_skip_verify = f.insecure_skip_verify;
   } else if (f.mtls || !f.ca_cert.empty() || f.insecure_skip_verify) {
     std::fprintf(stderr,
                  "tern gen: --otlp-insecure sends plaintext; it cannot be combined with --ca-cert, "

@@ -103,6 +103,8 @@ struct TlsClientConfig {
   std::string cert_file;
   std::string key_file;
   bool insecure_skip_verify = false;
+  std::string
+      server_name_override;  // the name the server's certificate must carry, if not the endpoint's host
 };
 
 enum class Compression { kNone, kGzip };

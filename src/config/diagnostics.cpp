@@ -17,8 +17,8 @@ void Diagnostics::add(Severity s, std::string file, int line, int column, std::s
 }
 
 int Diagnostics::error_count() const {
-  return static_cast<int>(
-      std::count_if(items.begin(), items.end(), [](const auto& d) { return d.severity == Severity::kError; }));
+  return static_cast<int>(std::count_if(items.begin(), items.end(),
+                                        [](const auto& d) { return d.severity == Severity::kError; }));
 }
 
 int Diagnostics::warning_count() const { return static_cast<int>(items.size()) - error_count(); }

@@ -449,6 +449,7 @@ void decode_tls(Ctx& ctx, MapReader& parent, TlsClientConfig& t, bool with_insec
   r.str("cert_file", t.cert_file);
   r.str("key_file", t.key_file);
   r.boolean("insecure_skip_verify", t.insecure_skip_verify);
+  r.str("server_name_override", t.server_name_override);
   if (t.cert_file.empty() != t.key_file.empty()) {
     ctx.error(n.Mark(), fmt::format("{}: cert_file and key_file must be set together", r.path()));
   }

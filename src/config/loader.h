@@ -16,7 +16,8 @@ struct LoadResult {
 };
 
 // `file` names the source in diagnostics.
-LoadResult load_config_string(std::string_view yaml, const std::string& file, const EnvLookup& env = process_env());
+LoadResult load_config_string(std::string_view yaml, const std::string& file,
+                              const EnvLookup& env = process_env());
 LoadResult load_config_file(const std::string& path, const EnvLookup& env = process_env());
 
 }  // namespace tern::config

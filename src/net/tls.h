@@ -12,6 +12,9 @@ struct TlsClientOptions {
   std::string cert_file;              // client certificate chain (PEM) for mutual TLS, optional
   std::string key_file;               // its private key (PEM)
   bool insecure_skip_verify = false;  // encrypt, but accept any server certificate
+  // The name the server's certificate must carry (and SNI sends) when it is not the host
+  // the endpoint dials, e.g. an IP address in front of a certificate for a DNS name.
+  std::string server_name_override;
 };
 
 // A server's side of TLS (the Collector's configtls.ServerConfig). TLS is on when a

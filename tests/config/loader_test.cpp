@@ -327,7 +327,7 @@ exporters:
     api_key: abc==
   otlp:
     endpoint: https://collector:4318
-    tls: {insecure: true}
+    tls: {insecure: true, ca_file: /etc/tern/ca.crt, server_name_override: collector.example}
     compression: none
     headers: {authorization: Bearer x}
     timeout: 3s
@@ -446,6 +446,8 @@ service:
   const auto& ox = settings<OtlpExporterConfig>(c.exporters, "otlp");
   EXPECT_EQ(ox.endpoint, "https://collector:4318");
   EXPECT_TRUE(ox.tls.insecure);
+  EXPECT_EQ(ox.tls.ca_file, "/etc/tern/ca.crt");
+  EXPECT_EQ(ox.tls.server_name_override, "collector.example");
   EXPECT_EQ(ox.compression, Compression::kNone);
   EXPECT_EQ(ox.headers, (std::map<std::string, std::string>{{"authorization", "Bearer x"}}));
   EXPECT_EQ(ox.timeout, 3s);

@@ -124,6 +124,7 @@ BulkExporterOptions from_config(const config::ElasticsearchExporterConfig& c) {
   o.tls_cert_file = c.tls.cert_file;
   o.tls_key_file = c.tls.key_file;
   o.tls_insecure_skip_verify = c.tls.insecure_skip_verify;
+  o.tls_server_name_override = c.tls.server_name_override;
   o.require_data_stream = c.mapping_mode == "otel";
   o.pipeline = c.pipeline;
   o.timeout = std::chrono::duration_cast<milliseconds>(c.timeout);
@@ -193,8 +194,8 @@ struct BulkExporter::Impl {
     // queued data in memory twice over without sending it sooner.
     if (opt.max_inflight_bytes == 0) opt.max_inflight_bytes = (opt.num_workers + 1ull) * opt.flush_bytes;
     if (any_tls) {
-      tls = make_tls_context(
-          {opt.tls_ca_file, opt.tls_cert_file, opt.tls_key_file, opt.tls_insecure_skip_verify});
+      tls = make_tls_context({opt.tls_ca_file, opt.tls_cert_file, opt.tls_key_file,
+                              opt.tls_insecure_skip_verify, opt.tls_server_name_override});
     }
     http.connect_timeout = opt.connect_timeout;
     http.request_timeout = opt.timeout;

@@ -54,6 +54,7 @@ struct BulkExporterOptions {
 
   std::string tls_ca_file, tls_cert_file, tls_key_file;
   bool tls_insecure_skip_verify = false;
+  std::string tls_server_name_override;  // verify/SNI this name instead of the endpoint's host
 
   bool require_data_stream = true;  // otel mapping mode writes data streams
   std::string pipeline;

@@ -96,9 +96,12 @@ std::optional<Endpoint> parse_endpoint(std::string_view url, std::string* error)
 class TlsContext {
  public:
   explicit TlsContext(const TlsClientOptions& o)
-      : ctx(net::make_client_context(o)), verify(!o.insecure_skip_verify) {}
+      : ctx(net::make_client_context(o)),
+        verify(!o.insecure_skip_verify),
+        server_name(o.server_name_override) {}
   ssl::context ctx;
   bool verify;
+  std::string server_name;  // empty: the endpoint's host
 };
 
 std::shared_ptr<TlsContext> make_tls_context(const TlsClientOptions& options) {
@@ -171,7 +174,8 @@ struct HttpClient::Impl {
     if (ep.tls) {
       if (!tls) return asio::error::no_protocol_option;
       c.secure = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ioc, tls->ctx);
-      net::prepare_client_stream(*c.secure, ep.host, tls->verify);
+      net::prepare_client_stream(*c.secure, tls->server_name.empty() ? ep.host : tls->server_name,
+                                 tls->verify);
     } else {
       c.plain = std::make_unique<beast::tcp_stream>(ioc);
     }

@@ -79,6 +79,8 @@ class GrpcClient final : public OtlpClient {
     args.SetMaxReceiveMessageSize(-1);
     args.SetMaxSendMessageSize(-1);
     if (o.gzip) args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+    if (o.tls && !o.tls->server_name_override.empty())
+      args.SetSslTargetNameOverride(o.tls->server_name_override);
     channel_ = grpc::CreateCustomChannel(grpc_target(o.endpoint), credentials(o), args);
     stub_ = std::make_unique<grpc::GenericStub>(channel_);
     // gRPC metadata keys must be lowercase.

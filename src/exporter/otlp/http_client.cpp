@@ -95,6 +95,7 @@ class HttpClient final : public OtlpClient {
     if (endpoint_.tls) {
       tls_.emplace(net::make_client_context(o.tls.value_or(net::TlsClientOptions{})));
       verify_ = !(o.tls && o.tls->insecure_skip_verify);
+      if (o.tls && !o.tls->server_name_override.empty()) server_name_ = o.tls->server_name_override;
     }
     req_.method(http::verb::post);
     req_.version(11);
@@ -200,7 +201,7 @@ class HttpClient final : public OtlpClient {
     if (ec) return ec;
     if (tls_) {
       secure_.emplace(ioc_, *tls_);
-      net::prepare_client_stream(*secure_, endpoint_.host, verify_);
+      net::prepare_client_stream(*secure_, server_name_.empty() ? endpoint_.host : server_name_, verify_);
     } else {
       plain_.emplace(ioc_);
     }
@@ -258,6 +259,7 @@ class HttpClient final : public OtlpClient {
   asio::io_context ioc_{1};
   std::optional<asio::ssl::context> tls_;  // https: built once, shared by reconnections
   bool verify_ = true;
+  std::string server_name_;  // tls.server_name_override; empty: the endpoint's host
   std::optional<beast::tcp_stream> plain_;
   std::optional<beast::ssl_stream<beast::tcp_stream>> secure_;
   beast::flat_buffer buffer_;

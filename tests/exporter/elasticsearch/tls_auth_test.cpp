@@ -174,9 +174,10 @@ TEST(ExporterRequest, HeadersTargetAuthAndKeepAlive) {
   EXPECT_EQ(server.items(), 400u);
   EXPECT_EQ(server.connections(), 1);  // one worker, one kept-alive connection
   for (const auto& s : seen) {
-    EXPECT_EQ(s.target,
-              "/es/_bulk?filter_path=errors,items.*._index,items.*.status,items.*.error.type,items.*.error.reason"
-              "&require_data_stream=true&pipeline=my%20pipe");
+    EXPECT_EQ(
+        s.target,
+        "/es/_bulk?filter_path=errors,items.*._index,items.*.status,items.*.error.type,items.*.error.reason"
+        "&require_data_stream=true&pipeline=my%20pipe");
     EXPECT_EQ(s.headers.at("authorization"), "Basic dXNlcjpwYXNz");  // base64("user:pass")
     EXPECT_EQ(s.headers.at("content-type"), "application/x-ndjson");
     EXPECT_EQ(s.headers.at("content-encoding"), "gzip");
@@ -311,6 +312,10 @@ TEST_F(Tls, HostNameMustMatch) {
   auto r = send(o);
   EXPECT_EQ(r.dropped, 200u);
   EXPECT_EQ(server.items(), 0u);
+  // Told which name to expect (tls.server_name_override), the same server is trusted.
+  o.tls_server_name_override = "other.example";
+  EXPECT_EQ(send(o).indexed, 200u);
+  EXPECT_EQ(server.items(), 200u);
 }
 
 TEST_F(Tls, InsecureSkipVerify) {

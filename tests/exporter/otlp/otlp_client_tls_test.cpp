@@ -180,6 +180,36 @@ TEST(OtlpHttpClientTls, HostNameMustMatchTheCertificate) {
   ASSERT_TRUE(st.ok) << st.message;
 }
 
+// Dialling 127.0.0.1 in front of a certificate for other.example: trusted once the client is
+// told which name to expect (tls.server_name_override).
+TEST(OtlpHttpClientTls, ServerNameOverrideNamesTheCertificate) {
+  const auto& c = test::test_certs();
+  test::RecordingHttpServer server(net::TlsServerOptions{c.other_host_cert, c.other_host_key, ""});
+  auto tls = trust(c.ca_cert);
+  tls.server_name_override = "other.example";
+  auto st = make_otlp_client(http_options(server.endpoint(), tls))
+                ->export_request(pdata::Signal::Logs, logs_request(2));
+  ASSERT_TRUE(st.ok) << st.message;
+  tls.server_name_override = "third.example";  // a name the certificate does not carry
+  st = make_otlp_client(http_options(server.endpoint(), tls))
+           ->export_request(pdata::Signal::Logs, logs_request(2));
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(server.store().size(), 1u);
+}
+
+TEST(OtlpGrpcClientTls, ServerNameOverrideNamesTheCertificate) {
+  const auto& c = test::test_certs();
+  grpc::SslServerCredentialsOptions so;
+  so.pem_key_cert_pairs.push_back({read(c.other_host_key), read(c.other_host_cert)});
+  test::RecordingGrpcServer server(grpc::StatusCode::OK, grpc::SslServerCredentials(so));
+  auto tls = trust(c.ca_cert);
+  tls.server_name_override = "other.example";
+  auto st = make_otlp_client(grpc_options(server.endpoint(), tls))
+                ->export_request(pdata::Signal::Logs, logs_request(2));
+  ASSERT_TRUE(st.ok) << st.message;
+  EXPECT_EQ(server.store().size(), 1u);
+}
+
 TEST(OtlpGrpcClientTls, HostNameMustMatchTheCertificate) {
   const auto& c = test::test_certs();
   grpc::SslServerCredentialsOptions so;

@@ -99,9 +99,13 @@ otlp::OtlpClientOptions ClientOptions(const OtlpLogExporterOptions& o, bool grpc
   c.headers = o.headers;
   c.timeout = o.timeout;
   c.max_retries = o.max_retries;
-  if (o.use_ssl_credentials)
-    c.tls = net::TlsClientOptions{o.ssl_credentials_cacert_path, o.ssl_client_cert_path,
-                                  o.ssl_client_key_path, o.ssl_insecure_skip_verify};
+  if (o.use_ssl_credentials) {
+    auto& tls = c.tls.emplace();
+    tls.ca_file = o.ssl_credentials_cacert_path;
+    tls.cert_file = o.ssl_client_cert_path;
+    tls.key_file = o.ssl_client_key_path;
+    tls.insecure_skip_verify = o.ssl_insecure_skip_verify;
+  }
   return c;
 }
 
