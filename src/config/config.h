@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/units.h"
+#include "net/tls.h"
 
 namespace tern::config {
 
@@ -23,12 +24,8 @@ struct ComponentId {
 };
 
 // `tls` of a receiver protocol: TLS is on when cert_file is set (key_file with it);
-// client_ca_file makes client certificates required (mutual TLS).
-struct TlsServerConfig {
-  std::string cert_file;
-  std::string key_file;
-  std::string client_ca_file;
-};
+// client_ca_file makes client certificates required (mutual TLS). The servers' own settings.
+using TlsServerConfig = net::TlsServerOptions;
 
 struct OtlpReceiverConfig {
   struct Grpc {
@@ -95,16 +92,12 @@ struct AttributesProcessorConfig {
   std::vector<Entry> actions;
 };
 
-// `tls` of an exporter. `insecure` (plaintext) only means something for OTLP/gRPC, whose
-// endpoint has no scheme; URLs say it with http:// or https://.
-struct TlsClientConfig {
+// `tls` of an exporter: the clients' own settings, plus `insecure` (plaintext), which only
+// means something for OTLP/gRPC, whose endpoint has no scheme; URLs say it with http:// or
+// https://.
+struct TlsClientConfig : net::TlsClientOptions {
+  TlsClientConfig() = default;  // not an aggregate: GCC 12 misreports its aggregate copies as uninitialized
   bool insecure = false;
-  std::string ca_file;
-  std::string cert_file;
-  std::string key_file;
-  bool insecure_skip_verify = false;
-  std::string
-      server_name_override;  // the name the server's certificate must carry, if not the endpoint's host
 };
 
 enum class Compression { kNone, kGzip };

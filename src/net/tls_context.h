@@ -13,14 +13,17 @@ namespace tern::net {
 boost::asio::ssl::context make_client_context(const TlsClientOptions& options);
 boost::asio::ssl::context make_server_context(const TlsServerOptions& options);
 
-// Before the handshake of a client stream to `host`: SNI (for names; RFC 6066 keeps IP
-// literals out of it) and, unless `verify` is off, the check that the certificate is for `host`.
+// Before the handshake of a client stream dialling `host`: SNI (for names; RFC 6066 keeps IP
+// literals out of it) and, unless options.insecure_skip_verify, the check that the
+// certificate is for the expected name: options.server_name_override, else `host`.
 template <class SslStream>
-void prepare_client_stream(SslStream& stream, const std::string& host, bool verify) {
+void prepare_client_stream(SslStream& stream, const std::string& host, const TlsClientOptions& options) {
+  const std::string& name = options.server_name_override.empty() ? host : options.server_name_override;
   boost::system::error_code ip_ec;
-  boost::asio::ip::make_address(host, ip_ec);
-  if (ip_ec) SSL_set_tlsext_host_name(stream.native_handle(), host.c_str());
-  if (verify) stream.set_verify_callback(boost::asio::ssl::host_name_verification(host));
+  boost::asio::ip::make_address(name, ip_ec);
+  if (ip_ec) SSL_set_tlsext_host_name(stream.native_handle(), name.c_str());
+  if (!options.insecure_skip_verify)
+    stream.set_verify_callback(boost::asio::ssl::host_name_verification(name));
 }
 
 }  // namespace tern::net

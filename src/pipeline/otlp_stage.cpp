@@ -81,8 +81,7 @@ class OtlpStage final : public ExporterStage {
     for (const auto& [k, v] : c.headers) options_.headers.emplace_back(k, v);
     // gRPC: TLS unless tls.insecure. HTTP: the URL's scheme decides, these apply to https://.
     if (http_ || !c.tls.insecure)
-      options_.tls = net::TlsClientOptions{c.tls.ca_file, c.tls.cert_file, c.tls.key_file,
-                                           c.tls.insecure_skip_verify, c.tls.server_name_override};
+      options_.tls = static_cast<const net::TlsClientOptions&>(c.tls);  // without `insecure`
     if (http_) {
       auto [origin, base] = split_url(c.endpoint);
       options_.endpoint = origin;

@@ -120,11 +120,7 @@ BulkExporterOptions from_config(const config::ElasticsearchExporterConfig& c) {
   o.user = c.user;
   o.password = c.password;
   o.api_key = c.api_key;
-  o.tls_ca_file = c.tls.ca_file;
-  o.tls_cert_file = c.tls.cert_file;
-  o.tls_key_file = c.tls.key_file;
-  o.tls_insecure_skip_verify = c.tls.insecure_skip_verify;
-  o.tls_server_name_override = c.tls.server_name_override;
+  o.tls = c.tls;  // the client settings (config's TlsClientConfig adds `insecure`, OTLP only)
   o.require_data_stream = c.mapping_mode == "otel";
   o.pipeline = c.pipeline;
   o.timeout = std::chrono::duration_cast<milliseconds>(c.timeout);
@@ -194,8 +190,7 @@ struct BulkExporter::Impl {
     // queued data in memory twice over without sending it sooner.
     if (opt.max_inflight_bytes == 0) opt.max_inflight_bytes = (opt.num_workers + 1ull) * opt.flush_bytes;
     if (any_tls) {
-      tls = make_tls_context({opt.tls_ca_file, opt.tls_cert_file, opt.tls_key_file,
-                              opt.tls_insecure_skip_verify, opt.tls_server_name_override});
+      tls = make_tls_context(opt.tls);
     }
     http.connect_timeout = opt.connect_timeout;
     http.request_timeout = opt.timeout;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "encoding/encoded_batch.h"
+#include "net/tls.h"
 
 namespace tern::config {
 struct ElasticsearchExporterConfig;
@@ -52,9 +53,7 @@ struct BulkExporterOptions {
   std::string user, password;  // Basic auth when user is set
   std::string api_key;         // `Authorization: ApiKey <api_key>` (already base64 id:key)
 
-  std::string tls_ca_file, tls_cert_file, tls_key_file;
-  bool tls_insecure_skip_verify = false;
-  std::string tls_server_name_override;  // verify/SNI this name instead of the endpoint's host
+  net::TlsClientOptions tls;  // for https:// endpoints
 
   bool require_data_stream = true;  // otel mapping mode writes data streams
   std::string pipeline;

@@ -95,13 +95,9 @@ std::optional<Endpoint> parse_endpoint(std::string_view url, std::string* error)
 
 class TlsContext {
  public:
-  explicit TlsContext(const TlsClientOptions& o)
-      : ctx(net::make_client_context(o)),
-        verify(!o.insecure_skip_verify),
-        server_name(o.server_name_override) {}
+  explicit TlsContext(const TlsClientOptions& o) : ctx(net::make_client_context(o)), options(o) {}
   ssl::context ctx;
-  bool verify;
-  std::string server_name;  // empty: the endpoint's host
+  TlsClientOptions options;  // for each connection's name check (net::prepare_client_stream)
 };
 
 std::shared_ptr<TlsContext> make_tls_context(const TlsClientOptions& options) {
@@ -174,8 +170,7 @@ struct HttpClient::Impl {
     if (ep.tls) {
       if (!tls) return asio::error::no_protocol_option;
       c.secure = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ioc, tls->ctx);
-      net::prepare_client_stream(*c.secure, tls->server_name.empty() ? ep.host : tls->server_name,
-                                 tls->verify);
+      net::prepare_client_stream(*c.secure, ep.host, tls->options);
     } else {
       c.plain = std::make_unique<beast::tcp_stream>(ioc);
     }

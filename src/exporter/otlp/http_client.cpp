@@ -93,9 +93,8 @@ class HttpClient final : public OtlpClient {
   explicit HttpClient(const OtlpClientOptions& o)
       : options_(o), endpoint_(parse_http_endpoint(o.endpoint, o.tls.has_value())) {
     if (endpoint_.tls) {
-      tls_.emplace(net::make_client_context(o.tls.value_or(net::TlsClientOptions{})));
-      verify_ = !(o.tls && o.tls->insecure_skip_verify);
-      if (o.tls && !o.tls->server_name_override.empty()) server_name_ = o.tls->server_name_override;
+      tls_options_ = o.tls.value_or(net::TlsClientOptions{});  // https:// alone: the defaults
+      tls_.emplace(net::make_client_context(tls_options_));
     }
     req_.method(http::verb::post);
     req_.version(11);
@@ -201,7 +200,7 @@ class HttpClient final : public OtlpClient {
     if (ec) return ec;
     if (tls_) {
       secure_.emplace(ioc_, *tls_);
-      net::prepare_client_stream(*secure_, server_name_.empty() ? endpoint_.host : server_name_, verify_);
+      net::prepare_client_stream(*secure_, endpoint_.host, tls_options_);
     } else {
       plain_.emplace(ioc_);
     }
@@ -257,9 +256,8 @@ class HttpClient final : public OtlpClient {
   OtlpClientOptions options_;
   ParsedEndpoint endpoint_;
   asio::io_context ioc_{1};
+  net::TlsClientOptions tls_options_;      // https: what tls_ was made from
   std::optional<asio::ssl::context> tls_;  // https: built once, shared by reconnections
-  bool verify_ = true;
-  std::string server_name_;  // tls.server_name_override; empty: the endpoint's host
   std::optional<beast::tcp_stream> plain_;
   std::optional<beast::ssl_stream<beast::tcp_stream>> secure_;
   beast::flat_buffer buffer_;

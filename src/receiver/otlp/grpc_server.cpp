@@ -56,7 +56,7 @@ std::shared_ptr<grpc::ServerCredentials> server_credentials(const config::TlsSer
   if (tls.cert_file.empty()) return grpc::InsecureServerCredentials();
   // Loaded once as the HTTP server does, for its precise errors: gRPC reports a key that
   // does not match the certificate only as a port it could not add.
-  static_cast<void>(net::make_server_context({tls.cert_file, tls.key_file, tls.client_ca_file}));
+  static_cast<void>(net::make_server_context(tls));
   grpc::SslServerCredentialsOptions options;
   options.pem_key_cert_pairs.push_back(
       {net::read_pem_file(tls.key_file, "tls.key_file"), net::read_pem_file(tls.cert_file, "tls.cert_file")});

@@ -67,9 +67,7 @@ void OtlpReceiver::start() {
       o.threads = im.options.http_threads;
       o.body_limit = im.config.http.max_request_body_size;
       o.shutdown_grace = im.options.shutdown_grace;
-      o.tls.cert_file = im.config.http.tls.cert_file;
-      o.tls.key_file = im.config.http.tls.key_file;
-      o.tls.client_ca_file = im.config.http.tls.client_ca_file;
+      o.tls = im.config.http.tls;
       im.http_handler.emplace(im.config.http, im.core);
       im.http = std::make_unique<net::HttpServer>(
           o, [h = &*im.http_handler](net::HttpRequest& r) { return h->handle(r); });

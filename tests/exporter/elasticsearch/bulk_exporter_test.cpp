@@ -542,7 +542,7 @@ TEST(BulkExporter, FromConfigMapsEveryKey) {
   EXPECT_FALSE(o.gzip);
   EXPECT_EQ(o.compression_level, 6);
   EXPECT_EQ(o.api_key, "k");
-  EXPECT_TRUE(o.tls_insecure_skip_verify);
+  EXPECT_TRUE(o.tls.insecure_skip_verify);
   EXPECT_TRUE(o.require_data_stream);  // otel mode
   EXPECT_EQ(o.pipeline, "p");
   EXPECT_EQ(o.dead_letter_path, "/tmp/x");

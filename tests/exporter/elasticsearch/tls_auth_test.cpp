@@ -277,7 +277,7 @@ TEST_F(Tls, VerifiedWithCaFile) {
   RecordingServer server(server_context(false));
   auto port = server.start();
   auto o = fast_options({url(port, "https")});
-  o.tls_ca_file = file("server.crt");
+  o.tls.ca_file = file("server.crt");
   auto r = send(o);
   EXPECT_EQ(r.indexed, 200u);
   EXPECT_EQ(server.items(), 200u);
@@ -298,7 +298,7 @@ TEST_F(Tls, HostNameMustMatch) {
     RecordingServer server(server_context(false));
     auto port = server.start();
     auto o = fast_options({"https://localhost:" + std::to_string(port)});
-    o.tls_ca_file = file("server.crt");
+    o.tls.ca_file = file("server.crt");
     EXPECT_EQ(send(o).indexed, 200u);  // SAN DNS:localhost matches
   }
   // A trusted certificate for another name (SAN DNS:other.example only).
@@ -308,12 +308,12 @@ TEST_F(Tls, HostNameMustMatch) {
   RecordingServer server(ctx);
   auto port = server.start();
   auto o = fast_options({url(port, "https")});
-  o.tls_ca_file = file("wrong.crt");
+  o.tls.ca_file = file("wrong.crt");
   auto r = send(o);
   EXPECT_EQ(r.dropped, 200u);
   EXPECT_EQ(server.items(), 0u);
   // Told which name to expect (tls.server_name_override), the same server is trusted.
-  o.tls_server_name_override = "other.example";
+  o.tls.server_name_override = "other.example";
   EXPECT_EQ(send(o).indexed, 200u);
   EXPECT_EQ(server.items(), 200u);
 }
@@ -322,7 +322,7 @@ TEST_F(Tls, InsecureSkipVerify) {
   RecordingServer server(server_context(false));
   auto port = server.start();
   auto o = fast_options({url(port, "https")});
-  o.tls_insecure_skip_verify = true;
+  o.tls.insecure_skip_verify = true;
   EXPECT_EQ(send(o).indexed, 200u);
   EXPECT_EQ(server.items(), 200u);
 }
@@ -331,18 +331,18 @@ TEST_F(Tls, ClientCertificate) {
   RecordingServer server(server_context(true));
   auto port = server.start();
   auto o = fast_options({url(port, "https")});
-  o.tls_ca_file = file("server.crt");
+  o.tls.ca_file = file("server.crt");
   EXPECT_EQ(send(o).dropped, 200u);  // no client certificate: the server refuses
   EXPECT_EQ(server.items(), 0u);
-  o.tls_cert_file = file("client.crt");
-  o.tls_key_file = file("client.key");
+  o.tls.cert_file = file("client.crt");
+  o.tls.key_file = file("client.key");
   EXPECT_EQ(send(o).indexed, 200u);
   EXPECT_EQ(server.items(), 200u);
 }
 
 TEST(ExporterTlsConfig, MissingFilesThrow) {
   auto o = fast_options({"https://127.0.0.1:1"});
-  o.tls_ca_file = "/nonexistent/ca.pem";
+  o.tls.ca_file = "/nonexistent/ca.pem";
   EXPECT_THROW(BulkExporter{o}, std::runtime_error);
 }
 
