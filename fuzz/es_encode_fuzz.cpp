@@ -1,12 +1,16 @@
 // libFuzzer target: arbitrary bytes -> OTLP/protobuf decoders -> Elasticsearch bulk encoder.
-// Byte 0 picks the encoder and decoder options (bit 5: bodymap mode), the rest is the
+// Byte 0 picks the encoder and decoder options (bit 5: bodymap mode, bit 7: none mode, both:
+// raw mode), the rest is the
 // request (decoded as logs, traces and metrics). Whatever decodes must encode to valid bulk NDJSON: every
 // action and document line one JSON object (simdjson), items back to back, one item per log record, per span
 // and per span event, every data point in a document or counted as rejected; the same encoder gives the same
 // bytes again (scratch reuse), and shared action lines give the same NDJSON as inline ones. In bodymap mode:
 // one item per map body (or a counted bad data_stream.type), every other record, span and data point counted
-// as rejected.
+// as rejected. In none and raw modes: one item per log record and per span (its events are
+// inside it), data points counted as rejected, and no document repeats a key in any object.
 #include <simdjson.h>
+#include <algorithm>
+#include <vector>
 
 #include <cstdint>
 #include <string>
@@ -32,6 +36,35 @@ void require_json_line(simdjson::dom::parser& parser, std::string_view line) {
   simdjson::dom::element e;
   require(parser.parse(padded).get(e) == simdjson::SUCCESS, "line is not valid JSON");
   require(e.is_object(), "line is not a JSON object");
+}
+
+void require_unique_keys(simdjson::dom::element e) {
+  simdjson::dom::array arr;
+  simdjson::dom::object obj;
+  if (e.get_array().get(arr) == simdjson::SUCCESS) {
+    for (simdjson::dom::element v : arr) require_unique_keys(v);
+  } else if (e.get_object().get(obj) == simdjson::SUCCESS) {
+    std::vector<std::string_view> keys;
+    for (auto field : obj) {
+      keys.push_back(field.key);
+      require_unique_keys(field.value);
+    }
+    std::sort(keys.begin(), keys.end());
+    require(std::adjacent_find(keys.begin(), keys.end()) == keys.end(), "an object repeats a key");
+  }
+}
+
+// The none and raw modes de-duplicate: no object of any document repeats a key.
+void require_unique_keys(const EncodedBatch& b) {
+  simdjson::dom::parser parser;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    std::string_view line = b.document(i);
+    line.remove_suffix(1);
+    simdjson::padded_string padded(line);
+    simdjson::dom::element e;
+    require(parser.parse(padded).get(e) == simdjson::SUCCESS, "line is not valid JSON");
+    require_unique_keys(e);
+  }
 }
 
 void require_valid(const EncodedBatch& b) {
@@ -86,8 +119,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   if (flags & 4) config.traces_index = "traces-static";
   if (flags & 8) config.metrics_index = "metrics-static";
   config.logs_dynamic_id = flags & 16;
-  const bool bodymap = flags & 32;
-  if (bodymap) config.mode = tern::encoding::es::MappingMode::BodyMap;
+  using tern::encoding::es::MappingMode;
+  const bool bodymap = (flags & 32) && !(flags & 128);
+  const bool flat = flags & 128;  // none, or raw with bit 5
+  if (bodymap) config.mode = MappingMode::BodyMap;
+  if (flat) config.mode = flags & 32 ? MappingMode::Raw : MappingMode::None;
   // A small output bound: scopes that cannot fit are rejected whole as output_too_large.
   if (flags & 64) config.max_output_bytes = 1024;
   using tern::encoding::EncodeReject;
@@ -96,21 +132,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   };
 
   // The mode of a scope: its non-empty string `elastic.mapping.mode` attribute, else the
-  // configured one. 0 otel, 1 bodymap, 2 a mode the encoder does not have.
-  const auto mode_of = [bodymap](const InstrumentationScope& scope) {
+  // configured one. 0 otel, 1 bodymap, 2 a mode the encoder does not have, 3 none or raw.
+  const auto mode_of = [bodymap, flat](const InstrumentationScope& scope) {
     const AnyValue* v = find_attribute(scope.attributes, "elastic.mapping.mode");
-    if (!v || v->kind != ValueKind::String || v->string_value.empty()) return bodymap ? 1 : 0;
-    return v->string_value == "otel" ? 0 : v->string_value == "bodymap" ? 1 : 2;
+    if (!v || v->kind != ValueKind::String || v->string_value.empty()) return bodymap ? 1 : flat ? 3 : 0;
+    const std::string_view m = v->string_value;
+    return m == "otel" ? 0 : m == "bodymap" ? 1 : m == "none" || m == "raw" ? 3 : 2;
   };
 
   if (LogsData logs; !tern::otlp::decode_logs_proto(in, logs, opt)) {
     const EncodedBatch b = encode_checked(logs, config, &Encoder::encode_logs);
+    if (flat) require_unique_keys(b);
     std::size_t records = 0, otel = 0, maps = 0, not_maps = 0, unsupported = 0;
     for (const auto& rl : logs.resource_logs)
       for (const auto& sl : rl.scope_logs) {
         records += sl.log_records.size();
         switch (mode_of(sl.scope)) {
           case 0:
+          case 3:
             otel += sl.log_records.size();
             break;
           case 1:
@@ -120,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
             unsupported += sl.log_records.size();
         }
       }
-    // otel: one item per record; bodymap: one per map body unless its data_stream.type is
+    // otel, none, raw: one item per record; bodymap: one per map body unless its data_stream.type is
     // refused; anything else counted. (A scope over the output bound counts all of its
     // records as output_too_large, whatever their bodies: then only the sum holds.)
     require(rejected(b, EncodeReject::UnsupportedMode) == unsupported, "unsupported scopes not counted");
@@ -135,14 +174,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     std::size_t docs = 0, unsupported = 0;
     for (const auto& rs : traces.resource_spans)
       for (const auto& ss : rs.scope_spans) {
-        if (mode_of(ss.scope) != 0) {
+        const int mode = mode_of(ss.scope);
+        if (mode == 1 || mode == 2) {
           unsupported += ss.spans.size();
           continue;
         }
-        for (const auto& s : ss.spans) docs += 1 + s.events.size();
+        for (const auto& s : ss.spans) docs += 1 + (mode == 0 ? s.events.size() : 0);
       }
     require(b.size() + rejected(b, EncodeReject::OutputTooLarge) == docs,
-            "not one item per span and span event");
+            "not one item per span and span event (otel) or per span (none, raw)");
+    if (flat) require_unique_keys(b);
     require(rejected(b, EncodeReject::UnsupportedMode) == unsupported, "unsupported spans not counted");
   }
   if (MetricsData metrics; !tern::otlp::decode_metrics_proto(in, metrics, opt)) {

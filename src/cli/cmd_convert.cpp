@@ -178,8 +178,9 @@ const RegisterCommand kConvertCommand{
       cmd->add_option("-i,--input", args->input, "Input file ('-' = stdin)");
       cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
       cmd->add_option("--mapping", args->mapping,
-                      "es-bulk mapping mode: otel, or bodymap (logs only: a map body is the document)")
-          ->check(CLI::IsMember({"otel", "bodymap"}))
+                      "es-bulk mapping mode: otel; bodymap (logs only: a map body is the document); "
+                      "none or raw (logs and traces in the Collector's original shape)")
+          ->check(CLI::IsMember({"otel", "bodymap", "none", "raw"}))
           ->capture_default_str();
       cmd->add_option("--logs-index", args->write.es.logs_index,
                       "es-bulk: static index for logs (default: routed)");

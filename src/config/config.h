@@ -123,7 +123,7 @@ struct ElasticsearchExporterConfig {
   std::string password;
   std::string api_key;
   TlsClientConfig tls;
-  std::string mapping_mode = "otel";  // otel | bodymap (encoding::es::MappingMode)
+  std::string mapping_mode = "otel";  // otel | bodymap | none | raw (encoding::es::MappingMode)
   std::string logs_index;
   std::string metrics_index;
   std::string traces_index;

@@ -528,7 +528,11 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
   decode_tls(ctx, r, c.tls);
   {
     MapReader m(ctx, r.get("mapping"), r.sub_path("mapping"));
-    m.choice("mode", c.mapping_mode, {{"otel", std::string("otel")}, {"bodymap", std::string("bodymap")}});
+    m.choice("mode", c.mapping_mode,
+             {{"otel", std::string("otel")},
+              {"bodymap", std::string("bodymap")},
+              {"none", std::string("none")},
+              {"raw", std::string("raw")}});
   }
   r.str("logs_index", c.logs_index);
   r.str("metrics_index", c.metrics_index);
@@ -668,6 +672,9 @@ void narrow_signals(const Exporter& e, Defined& d) {
   if (es && es->mapping_mode == "bodymap") {
     d.signals = {Signal::kLogs};
     d.signals_note = ": mapping.mode bodymap encodes logs only";
+  } else if (es && (es->mapping_mode == "none" || es->mapping_mode == "raw")) {
+    d.signals = {Signal::kLogs, Signal::kTraces};
+    d.signals_note = ": mapping.mode " + es->mapping_mode + " encodes logs and traces only";
   }
 }
 

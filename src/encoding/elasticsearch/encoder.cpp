@@ -13,9 +13,15 @@
 #include <cmath>
 #include <cstring>
 
+#include "encoding/elasticsearch/encoder_internal.h"
+#include "encoding/elasticsearch/flat_document.h"
 #include "encoding/elasticsearch/json_writer.h"
 
 namespace tern::encoding::es {
+using internal::document_id;
+using internal::has_routing_key;
+using internal::push_item;
+
 namespace {
 
 using pdata::AnyValue;
@@ -220,19 +226,6 @@ void write_data_stream_json(JsonWriter& w, const Route& r) {
   w.put('}');
 }
 
-// `shared_size`/`shared_at`: the item's action line when it was not written at `start`.
-inline void push_item(EncodedBatch& out, std::size_t start, std::size_t action_end, std::size_t end,
-                      std::uint32_t events, std::uint32_t shared_at = EncodedItem::kInlineAction,
-                      std::uint32_t shared_size = 0) {
-  EncodedItem it;
-  it.offset = static_cast<std::uint32_t>(start);
-  it.size = static_cast<std::uint32_t>(end - start) + shared_size;
-  it.action_size = static_cast<std::uint32_t>(action_end - start) + shared_size;
-  it.events = events;
-  it.action_at = shared_at;
-  out.items.push_back(it);
-}
-
 [[gnu::always_inline]] inline bool is_excluded(std::string_view k) {
   if (k.size() < 13) return false;
   if (k[0] == 'd')
@@ -277,12 +270,6 @@ const AnyValue* find_string(const Attributes* a, std::string_view key) {
   if (!a) return nullptr;
   const AnyValue* v = pdata::find_attribute(*a, key);
   return v && v->kind == ValueKind::String && !v->string_value.empty() ? v : nullptr;
-}
-
-// A log record's `_id` under logs_dynamic_id: its non-empty `elasticsearch.document_id`.
-std::string_view document_id(const Attributes& record) {
-  const AnyValue* v = find_string(&record, "elasticsearch.document_id");
-  return v ? v->string_value : std::string_view();
 }
 
 std::string_view lookup(const Attributes* rec, const Attributes& scope, const Attributes& res,
@@ -497,10 +484,13 @@ void sanitize_dataset(std::string_view in, std::string& out) { sanitize(in, out,
 void sanitize_namespace(std::string_view in, std::string& out) { sanitize(in, out, false, 100); }
 
 namespace {
-// resolve_route for either mode. bodymap: no ".otel" dataset suffix, and a data stream's
-// type may come from `data_stream.type` (false when it is neither logs nor metrics).
+// How a mode names its data streams: otel adds ".otel" to the dataset; bodymap has no
+// suffix and may take the type from `data_stream.type` (false when it is neither logs
+// nor metrics); none and raw have no suffix and the signal's type.
+enum class RouteStyle : std::uint8_t { Otel, BodyMap, Plain };
+
 bool resolve_route_in(std::string_view static_index, std::string_view type, const Attributes* record,
-                      const pdata::InstrumentationScope& scope, const Attributes& resource, bool bodymap,
+                      const pdata::InstrumentationScope& scope, const Attributes& resource, RouteStyle style,
                       Route& out) {
   out.type = type;
   if (!static_index.empty()) {
@@ -514,7 +504,7 @@ bool resolve_route_in(std::string_view static_index, std::string_view type, cons
     out.index.assign(explicit_index);
     return true;
   }
-  if (bodymap) {
+  if (style == RouteStyle::BodyMap) {
     const std::string_view named = lookup(record, scope.attributes, resource, "data_stream.type");
     if (named == "metrics")
       out.type = "metrics";  // the literal: Route::type must outlive the record
@@ -528,7 +518,7 @@ bool resolve_route_in(std::string_view static_index, std::string_view type, cons
   std::string_view ns = lookup(record, scope.attributes, resource, "data_stream.namespace");
   if (ns.empty()) ns = "default";
   sanitize_dataset(dataset, out.dataset);
-  if (!bodymap) out.dataset.append(".otel");
+  if (style == RouteStyle::Otel) out.dataset.append(".otel");
   sanitize_namespace(ns, out.ns);
   out.index.clear();
   out.index.append(out.type).append("-").append(out.dataset).append("-").append(out.ns);
@@ -539,32 +529,46 @@ bool resolve_route_in(std::string_view static_index, std::string_view type, cons
 
 bool resolve_bodymap_route(std::string_view static_index, const Attributes* record,
                            const pdata::InstrumentationScope& scope, const Attributes& resource, Route& out) {
-  return resolve_route_in(static_index, "logs", record, scope, resource, true, out);
+  return resolve_route_in(static_index, "logs", record, scope, resource, RouteStyle::BodyMap, out);
+}
+
+void resolve_legacy_route(std::string_view static_index, std::string_view type, const Attributes* record,
+                          const pdata::InstrumentationScope& scope, const Attributes& resource, Route& out) {
+  resolve_route_in(static_index, type, record, scope, resource, RouteStyle::Plain, out);
 }
 
 void resolve_route(std::string_view static_index, std::string_view type, const Attributes* record,
                    const pdata::InstrumentationScope& scope, const Attributes& resource, Route& out) {
-  resolve_route_in(static_index, type, record, scope, resource, false, out);
+  resolve_route_in(static_index, type, record, scope, resource, RouteStyle::Otel, out);
 }
 
 std::optional<MappingMode> parse_mapping_mode(std::string_view name) {
   if (name == "otel") return MappingMode::Otel;
   if (name == "bodymap") return MappingMode::BodyMap;
+  if (name == "none") return MappingMode::None;
+  if (name == "raw") return MappingMode::Raw;
   return std::nullopt;
 }
 
 // ---- Encoder ----------------------------------------------------------------
 
 Encoder::Encoder(EncoderConfig config) : config_(std::move(config)) {}
+Encoder::~Encoder() = default;
 
-namespace {
-bool has_routing_key(const Attributes& attrs) {
+std::string_view internal::document_id(const Attributes& record) {
+  const AnyValue* v = find_string(&record, "elasticsearch.document_id");
+  return v ? v->string_value : std::string_view();
+}
+
+bool internal::has_routing_key(const Attributes& attrs) {
   for (const auto& kv : attrs)
     if (kv.key.size() >= 19 && (kv.key == "elasticsearch.index" || kv.key == "data_stream.dataset" ||
                                 kv.key == "data_stream.namespace"))
       return true;
   return false;
 }
+
+namespace {
 // What the log path needs to know about a record's attribute keys, in one pass.
 struct RecordKeys {
   bool routing = false;                  // has a key that can change the route
@@ -888,9 +892,11 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
     cache_resource(rl.resource, rl.schema_url, false);
     for (const auto& sl : rl.scope_logs) {
       if (const std::optional<MappingMode> mode = scope_mode(sl.scope); mode != MappingMode::Otel) {
-        if (mode)
+        if (mode == MappingMode::BodyMap)
           encode_scope_logs_bodymap(w, w.size() - base, rl, sl, out);
-        else  // a mode this encoder does not have (ecs, none, raw, ...)
+        else if (mode)
+          encode_scope_logs_flat(w, w.size() - base, *mode, rl, sl, out);
+        else  // a mode this encoder does not have (ecs, ...)
           out.stats.count(EncodeReject::UnsupportedMode, sl.log_records.size());
         continue;
       }
@@ -1027,8 +1033,11 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
   for (const auto& rs : traces.resource_spans) {
     cache_resource(rs.resource, rs.schema_url, false);
     for (const auto& ss : rs.scope_spans) {
-      if (scope_mode(ss.scope) != MappingMode::Otel) {  // bodymap is for logs only
-        out.stats.count(EncodeReject::UnsupportedMode, ss.spans.size());
+      if (const std::optional<MappingMode> mode = scope_mode(ss.scope); mode != MappingMode::Otel) {
+        if (mode == MappingMode::None || mode == MappingMode::Raw)
+          encode_scope_spans_flat(w, w.size() - base, *mode, rs, ss, out);
+        else  // bodymap is for logs only
+          out.stats.count(EncodeReject::UnsupportedMode, ss.spans.size());
         continue;
       }
       cache_scope(ss.scope, ss.schema_url, false);
@@ -1158,7 +1167,7 @@ void Encoder::encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatc
   for (const auto& rm : metrics.resource_metrics) {
     cache_resource(rm.resource, rm.schema_url, true);
     for (const auto& sm : rm.scope_metrics) {
-      if (scope_mode(sm.scope) != MappingMode::Otel) {  // bodymap is for logs only
+      if (scope_mode(sm.scope) != MappingMode::Otel) {  // bodymap, none and raw: logs and spans only
         std::uint64_t points = 0;
         for (const auto& m : sm.metrics) points += m.point_count();
         out.stats.count(EncodeReject::UnsupportedMode, points);

@@ -1,13 +1,16 @@
 #pragma once
 // Elasticsearch bulk encoder: the "otel" mapping mode (contract:
-// shared/spec/elasticsearch-otel-mode.md, summarized in docs/elasticsearch-mapping.md) and
-// the logs-only "bodymap" mode (MappingMode below).
+// shared/spec/elasticsearch-otel-mode.md, summarized in docs/elasticsearch-mapping.md), the
+// logs-only "bodymap" mode, and the Collector's original "none" and "raw" modes
+// (MappingMode below).
 //
 // Writes action line + document line per item straight from pdata into an
-// EncodedBatch: no document tree, no sorting, no de-dotting. One Encoder per
-// thread; it owns reusable scratch so steady-state encoding allocates nothing
+// EncodedBatch: in otel and bodymap modes no document tree, no sorting, no de-dotting;
+// none and raw sort and de-dot by their definition, through a reused FlatDocument. One
+// Encoder per thread; it owns reusable scratch so steady-state encoding allocates nothing
 // (reuse the EncodedBatch after clear()).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +24,7 @@
 namespace tern::encoding::es {
 
 class JsonWriter;
+class FlatDocument;
 
 // How documents are shaped (`mapping.mode`, as the OpenTelemetry Collector names them).
 //  - Otel: the OTel-native documents of the spec, for every signal.
@@ -29,10 +33,16 @@ class JsonWriter;
 //    suffix, and `data_stream.type` ("logs" or "metrics") may send a record to a metrics
 //    data stream. Records with another body, and spans and data points, are rejected
 //    (counted per reason, never sent).
+//  - None: logs and spans in the Collector's original shape (its objmodel): `@timestamp`,
+//    `TraceId`, `SeverityText`, `Body`, `Attributes.*`, `Resource.*`, `Scope.*`, ...;
+//    nested maps flattened, fields sorted and de-duplicated, written de-dotted. Span
+//    events are fields of their span (`Events.<name>.*`). Routing as bodymap's, with the
+//    signal's type. Data points are rejected (unsupported_mode).
+//  - Raw: None without the `Attributes.` and `Events.` prefixes.
 // A scope's `elastic.mapping.mode` attribute overrides the configured mode for its items
 // (Encoder::scope_mode).
-enum class MappingMode : std::uint8_t { Otel, BodyMap };
-// "otel" | "bodymap"; nullopt for any other name.
+enum class MappingMode : std::uint8_t { Otel, BodyMap, None, Raw };
+// "otel" | "bodymap" | "none" | "raw"; nullopt for any other name.
 std::optional<MappingMode> parse_mapping_mode(std::string_view name);
 
 struct EncoderConfig {
@@ -78,6 +88,11 @@ bool resolve_bodymap_route(std::string_view static_index, const pdata::Attribute
                            const pdata::InstrumentationScope& scope, const pdata::Attributes& resource,
                            Route& out);
 
+// The none and raw modes' route: as resolve_route without the ".otel" dataset suffix.
+void resolve_legacy_route(std::string_view static_index, std::string_view type,
+                          const pdata::Attributes* record, const pdata::InstrumentationScope& scope,
+                          const pdata::Attributes& resource, Route& out);
+
 // Spec section 3 helpers, exposed for tests.
 std::string_view receiver_from_scope_name(std::string_view scope_name);  // "" when no match
 void sanitize_dataset(std::string_view in, std::string& out);            // without ".otel"
@@ -91,6 +106,9 @@ void append_double(std::string& out, double d);
 class Encoder {
  public:
   explicit Encoder(EncoderConfig config);
+  ~Encoder();
+  Encoder(const Encoder&) = delete;
+  Encoder& operator=(const Encoder&) = delete;
 
   void encode_logs(const pdata::LogsData& logs, EncodedBatch& out);
   void encode_traces(const pdata::TracesData& traces, EncodedBatch& out);
@@ -153,6 +171,17 @@ class Encoder {
   // `written`: bytes this encode call has appended so far (fits_output).
   void encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, const pdata::ResourceLogs& rl,
                                  const pdata::ScopeLogs& sl, EncodedBatch& out);
+  // The none and raw modes (none_raw_modes.cpp).
+  void encode_scope_logs_flat(JsonWriter& w, std::size_t written, MappingMode mode,
+                              const pdata::ResourceLogs& rl, const pdata::ScopeLogs& sl, EncodedBatch& out);
+  void encode_scope_spans_flat(JsonWriter& w, std::size_t written, MappingMode mode,
+                               const pdata::ResourceSpans& rs, const pdata::ScopeSpans& ss,
+                               EncodedBatch& out);
+  static void add_scope_fields(FlatDocument& doc, const pdata::InstrumentationScope& scope);
+  std::string_view links_json(const pdata::Vec<pdata::SpanLink>& links);
+  void write_go_json(JsonWriter& w, const pdata::AnyValue& v, int depth);
+  void write_go_map(JsonWriter& w, const pdata::Attributes* kv, int depth);
+  FlatDocument& flat_doc();
   void encode_traces_into(const pdata::TracesData& traces, EncodedBatch& out);
   void encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out);
   void write_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, bool metrics_mode,
@@ -192,6 +221,10 @@ class Encoder {
   std::vector<PointRef> points_;
   std::vector<Group> groups_;
   std::vector<std::uint32_t> table_;
+  // none and raw modes
+  std::unique_ptr<FlatDocument> flat_doc_;
+  std::vector<std::vector<const pdata::KeyValue*>> sorted_keys_;  // per nesting depth (links_json)
+  std::string event_key_;
 };
 
 }  // namespace tern::encoding::es

@@ -1,0 +1,33 @@
+#pragma once
+// What the encoder's source files share and nothing else uses: the otel, bodymap, none
+// and raw modes all append items and route records the same way.
+#include <cstdint>
+#include <string_view>
+
+#include "encoding/encoded_batch.h"
+#include "pdata/common.h"
+
+namespace tern::encoding::es::internal {
+
+// Appends the item written at [start, end) whose action line ends at `action_end`.
+// `shared_at`/`shared_size`: the item's action line when it was not written at `start`.
+inline void push_item(EncodedBatch& out, std::size_t start, std::size_t action_end, std::size_t end,
+                      std::uint32_t events, std::uint32_t shared_at = EncodedItem::kInlineAction,
+                      std::uint32_t shared_size = 0) {
+  EncodedItem it;
+  it.offset = static_cast<std::uint32_t>(start);
+  it.size = static_cast<std::uint32_t>(end - start) + shared_size;
+  it.action_size = static_cast<std::uint32_t>(action_end - start) + shared_size;
+  it.events = events;
+  it.action_at = shared_at;
+  out.items.push_back(it);
+}
+
+// A log record's `_id` under logs_dynamic_id: its non-empty `elasticsearch.document_id`.
+std::string_view document_id(const pdata::Attributes& record);
+
+// True when a record carries an attribute that can change its route
+// (`elasticsearch.index`, `data_stream.dataset`, `data_stream.namespace`).
+bool has_routing_key(const pdata::Attributes& attrs);
+
+}  // namespace tern::encoding::es::internal

@@ -1,0 +1,369 @@
+#include "encoding/elasticsearch/flat_document.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "encoding/elasticsearch/json_writer.h"
+
+namespace tern::encoding::es {
+
+using pdata::AnyValue;
+using pdata::ValueKind;
+
+namespace {
+// Deeper nesting is dropped (maps) or written as null (arrays): bounds recursion on
+// hostile input, as the otel mode's writer does.
+constexpr int kMaxDepth = 64;
+
+char* two_digits(char* d, unsigned v) {
+  std::memcpy(d, &json::kDigitPairs[2 * v], 2);
+  return d + 2;
+}
+}  // namespace
+
+char* rfc3339_nano(char* d, std::uint64_t unix_nano) {
+  using namespace std::chrono;
+  const std::uint64_t secs = unix_nano / 1'000'000'000;
+  const auto frac = static_cast<std::uint32_t>(unix_nano % 1'000'000'000);
+  const auto days = static_cast<std::int64_t>(secs / 86400);
+  const auto in_day = static_cast<unsigned>(secs % 86400);
+  const year_month_day ymd{sys_days{std::chrono::days{days}}};
+  const unsigned y = static_cast<unsigned>(static_cast<int>(ymd.year()));  // 1970..2554
+  d = two_digits(d, y / 100);
+  d = two_digits(d, y % 100);
+  *d++ = '-';
+  d = two_digits(d, static_cast<unsigned>(ymd.month()));
+  *d++ = '-';
+  d = two_digits(d, static_cast<unsigned>(ymd.day()));
+  *d++ = 'T';
+  d = two_digits(d, in_day / 3600);
+  *d++ = ':';
+  d = two_digits(d, in_day / 60 % 60);
+  *d++ = ':';
+  d = two_digits(d, in_day % 60);
+  *d++ = '.';
+  d = two_digits(d, frac / 10'000'000);
+  d = two_digits(d, frac / 100'000 % 100);
+  d = two_digits(d, frac / 1'000 % 100);
+  d = two_digits(d, frac / 10 % 100);
+  *d++ = static_cast<char>('0' + frac % 10);
+  *d++ = 'Z';
+  return d;
+}
+
+FlatDocument::FlatDocument() = default;
+FlatDocument::~FlatDocument() = default;
+
+void FlatDocument::clear() {
+  fields_.clear();
+  keys_.clear();
+  text_.clear();
+}
+
+FlatDocument::Field& FlatDocument::push(std::uint32_t prefix_off, std::uint32_t prefix_len,
+                                        std::string_view k, Kind kind) {
+  const auto off = static_cast<std::uint32_t>(keys_.size());
+  if (prefix_len) {
+    keys_.append(keys_, prefix_off, prefix_len);  // self-append is safe
+    keys_.push_back('.');
+  }
+  append_key(k);
+  Field& f = fields_.emplace_back();
+  f.key_off = off;
+  f.key_len = static_cast<std::uint32_t>(keys_.size() - off);
+  f.seq = static_cast<std::uint32_t>(fields_.size() - 1);
+  f.kind = kind;
+  f.i = 0;
+  return f;
+}
+
+FlatDocument::Field& FlatDocument::push(std::string_view k, Kind kind) { return push(0, 0, k, kind); }
+
+void FlatDocument::add_timestamp(std::string_view k, std::uint64_t unix_nano) {
+  push(k, Kind::Timestamp).ts = unix_nano;
+}
+
+void FlatDocument::add_string(std::string_view k, std::string_view v) {
+  if (!v.empty()) add_string_always(k, v);
+}
+
+void FlatDocument::add_string_always(std::string_view k, std::string_view v) { push(k, Kind::String).s = v; }
+
+void FlatDocument::add_int(std::string_view k, std::int64_t v) { push(k, Kind::Int).i = v; }
+
+void FlatDocument::add_text(std::string_view k, std::string_view text) {
+  if (text.empty()) return;
+  Field& f = push(k, Kind::Text);
+  f.text_off = static_cast<std::uint32_t>(text_.size());
+  f.text_len = static_cast<std::uint32_t>(text.size());
+  text_.append(text);
+}
+
+void FlatDocument::add_hex(std::string_view k, const std::uint8_t* id, std::size_t n) {
+  Field& f = push(k, Kind::Text);
+  f.text_off = static_cast<std::uint32_t>(text_.size());
+  f.text_len = static_cast<std::uint32_t>(2 * n);
+  text_.resize(text_.size() + 2 * n);
+  json::hex(text_.data() + f.text_off, id, n);
+}
+
+void FlatDocument::add_value(std::string_view k, const AnyValue& v) {
+  if (v.kind != ValueKind::KvList) return add_value_at(0, 0, k, v, 0);
+  if (!v.kvlist) return;
+  // The map's keys go under `k.`: keep `k` in the key buffer as their prefix.
+  const auto off = static_cast<std::uint32_t>(keys_.size());
+  append_key(k);
+  add_attributes_at(off, static_cast<std::uint32_t>(keys_.size() - off), *v.kvlist, 1);
+}
+
+void FlatDocument::add_attributes(std::string_view prefix, const pdata::Attributes& attrs) {
+  const auto off = static_cast<std::uint32_t>(keys_.size());
+  append_key(prefix);
+  add_attributes_at(off, static_cast<std::uint32_t>(keys_.size() - off), attrs, 0);
+}
+
+void FlatDocument::append_key(std::string_view k) {
+  // Kept as the JSON text it will be written as: two keys that differ only in invalid
+  // UTF-8 (both written U+FFFD) are then the same key to the sort and de-duplication.
+  const std::size_t at = keys_.size();
+  keys_.resize(at + json::escaped_room(k.size()));
+  keys_.resize(static_cast<std::size_t>(json::escaped(keys_.data() + at, k) - keys_.data()));
+}
+
+void FlatDocument::write_key(JsonWriter& w, std::string_view escaped_key) {
+  char* d = w.at(escaped_key.size() + 3);
+  *d++ = '"';
+  d = json::raw(d, escaped_key);
+  *d++ = '"';
+  *d++ = ':';
+  w.done(d);
+}
+
+void FlatDocument::add_attributes_at(std::uint32_t prefix_off, std::uint32_t prefix_len,
+                                     const pdata::Attributes& attrs, int depth) {
+  for (const auto& kv : attrs) add_value_at(prefix_off, prefix_len, kv.key, kv.value, depth);
+}
+
+void FlatDocument::add_value_at(std::uint32_t prefix_off, std::uint32_t prefix_len, std::string_view k,
+                                const AnyValue& v, int depth) {
+  switch (v.kind) {
+    case ValueKind::Empty:
+    case ValueKind::Bytes:
+      return;
+    case ValueKind::KvList: {
+      if (depth >= kMaxDepth || !v.kvlist) return;
+      // The nested keys' prefix is `prefix.k`, written once into the key buffer.
+      const auto off = static_cast<std::uint32_t>(keys_.size());
+      if (prefix_len) {
+        keys_.append(keys_, prefix_off, prefix_len);
+        keys_.push_back('.');
+      }
+      append_key(k);
+      add_attributes_at(off, static_cast<std::uint32_t>(keys_.size() - off), *v.kvlist, depth + 1);
+      return;
+    }
+    case ValueKind::String:
+      push(prefix_off, prefix_len, k, Kind::String).s = v.string_value;
+      return;
+    case ValueKind::Int:
+      push(prefix_off, prefix_len, k, Kind::Int).i = v.int_value;
+      return;
+    case ValueKind::Double:
+      push(prefix_off, prefix_len, k, Kind::Double).d = v.double_value;
+      return;
+    case ValueKind::Bool:
+      push(prefix_off, prefix_len, k, Kind::Bool).b = v.bool_value;
+      return;
+    case ValueKind::Array:
+      // An empty array is no field at all, as in the Collector's model.
+      if (!v.array || v.array->empty()) return;
+      push(prefix_off, prefix_len, k, Kind::Array).array = v.array;
+      return;
+  }
+}
+
+void FlatDocument::sort() {
+  std::sort(fields_.begin(), fields_.end(), [this](const Field& a, const Field& b) {
+    const int c = key(a).compare(key(b));
+    return c != 0 ? c < 0 : a.seq < b.seq;
+  });
+}
+
+void FlatDocument::dedup() {
+  sort();
+  // A scalar at a path that is also an object's prefix (`a` beside `a.b`) moves to
+  // `a.value`. Keys sharing a prefix are contiguous once sorted, but `a`, `a-b`, `a.c`
+  // shows the object need not come right after the scalar: look through the whole run
+  // of keys that start with it. A renamed key can meet an object of its own
+  // (`a.value.x`): repeat until nothing moves (each rename lengthens a key, and only a
+  // longer key can force one, so this ends).
+  for (bool renamed = true; renamed;) {
+    renamed = false;
+    for (std::size_t i = 0; i + 1 < fields_.size(); ++i) {
+      Field& f = fields_[i];
+      if (f.kind == Kind::Ignore) continue;
+      const std::string_view k = key(f);
+      for (std::size_t j = i + 1; j < fields_.size(); ++j) {
+        const std::string_view n = key(fields_[j]);
+        if (n.size() <= k.size() || n.compare(0, k.size(), k) != 0) {
+          if (n != k) break;  // equal keys (duplicates) sort together: step over them
+          continue;
+        }
+        if (n[k.size()] != '.') continue;
+        const auto off = static_cast<std::uint32_t>(keys_.size());
+        keys_.append(keys_, f.key_off, f.key_len);
+        keys_.append(".value");
+        f.key_off = off;
+        f.key_len = static_cast<std::uint32_t>(keys_.size() - off);
+        renamed = true;
+        break;
+      }
+    }
+    if (renamed) {
+      // Ties now keep the order they have: a renamed `a.value` sorts before an
+      // `a.value` that was there, which wins below (the Collector's rule).
+      for (std::size_t i = 0; i < fields_.size(); ++i) fields_[i].seq = static_cast<std::uint32_t>(i);
+      sort();
+    }
+  }
+  // Of equal paths the last one added wins.
+  for (std::size_t i = 0; i + 1 < fields_.size(); ++i)
+    if (key(fields_[i]) == key(fields_[i + 1])) fields_[i].kind = Kind::Ignore;
+}
+
+void FlatDocument::write(JsonWriter& w) {
+  dedup();
+  write_dedotted(w, 0);
+}
+
+void FlatDocument::write_dedotted(JsonWriter& w, int depth) {
+  w.put('{');
+  std::string_view open;  // path of the innermost open object, ending in '.'
+  int level = 0;
+  bool comma = false;
+  for (const Field& f : fields_) {
+    if (f.kind == Kind::Ignore) continue;
+    const std::string_view k = key(f);
+    // Close the objects this key is not inside of.
+    if (!k.starts_with(open)) {
+      std::size_t l = 0;
+      while (l < open.size() && l < k.size() && open[l] == k[l]) ++l;
+      while (l > 0 && k[l - 1] != '.') --l;
+      for (std::size_t p = l; p < open.size(); ++p)
+        if (open[p] == '.') {
+          w.put('}');
+          --level;
+        }
+      open = k.substr(0, l);
+      comma = true;
+    }
+    // Open the objects of the key's remaining path segments.
+    for (std::size_t dot; (dot = k.find('.', open.size())) != std::string_view::npos;) {
+      if (comma) w.put(',');
+      write_key(w, k.substr(open.size(), dot - open.size()));
+      w.put('{');
+      ++level;
+      open = k.substr(0, dot + 1);
+      comma = false;
+    }
+    if (comma) w.put(',');
+    write_key(w, k.substr(open.size()));
+    write_value(w, f, depth);
+    comma = true;
+  }
+  for (; level > 0; --level) w.put('}');
+  w.put('}');
+}
+
+void FlatDocument::write_value(JsonWriter& w, const Field& f, int depth) {
+  switch (f.kind) {
+    case Kind::String:
+      w.string(f.s);
+      return;
+    case Kind::Text:
+      w.string({text_.data() + f.text_off, f.text_len});
+      return;
+    case Kind::Int:
+      w.integer(f.i);
+      return;
+    case Kind::Double:
+      w.dbl(f.d);  // NaN and infinities: null
+      return;
+    case Kind::Bool:
+      f.b ? w.lit("true") : w.lit("false");
+      return;
+    case Kind::Timestamp: {
+      char* d = w.at(kRfc3339NanoRoom + 2);
+      *d++ = '"';
+      d = rfc3339_nano(d, f.ts);
+      *d++ = '"';
+      w.done(d);
+      return;
+    }
+    case Kind::Array:
+      write_array(w, f.array, depth + 1);
+      return;
+    case Kind::Ignore:
+      return;
+  }
+}
+
+void FlatDocument::write_array(JsonWriter& w, const pdata::Vec<AnyValue>* a, int depth) {
+  if (depth > kMaxDepth) return w.lit("null");
+  w.put('[');
+  bool comma = false;
+  for (const AnyValue& v : *a) {
+    if (comma) w.put(',');
+    comma = true;
+    switch (v.kind) {
+      case ValueKind::String:
+        w.string(v.string_value);
+        break;
+      case ValueKind::Int:
+        w.integer(v.int_value);
+        break;
+      case ValueKind::Double:
+        w.dbl(v.double_value);
+        break;
+      case ValueKind::Bool:
+        v.bool_value ? w.lit("true") : w.lit("false");
+        break;
+      case ValueKind::Array:
+        if (v.array)
+          write_array(w, v.array, depth + 1);
+        else
+          w.lit("[]");
+        break;
+      case ValueKind::KvList: {
+        // A map in an array is a document of its own: flattened, sorted, de-duplicated
+        // and de-dotted; null when it has no fields.
+        FlatDocument& c = child();
+        c.clear();
+        if (v.kvlist && depth < kMaxDepth) {
+          const auto off = static_cast<std::uint32_t>(c.keys_.size());
+          c.add_attributes_at(off, 0, *v.kvlist, depth + 1);
+        }
+        if (c.fields_.empty()) {
+          w.lit("null");
+        } else {
+          c.dedup();
+          c.write_dedotted(w, depth + 1);
+        }
+        break;
+      }
+      case ValueKind::Empty:
+      case ValueKind::Bytes:
+        w.lit("null");
+        break;
+    }
+  }
+  w.put(']');
+}
+
+FlatDocument& FlatDocument::child() {
+  if (!child_) child_ = std::make_unique<FlatDocument>();
+  return *child_;
+}
+
+}  // namespace tern::encoding::es

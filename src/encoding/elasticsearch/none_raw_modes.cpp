@@ -1,0 +1,265 @@
+// The "none" and "raw" mapping modes (the OpenTelemetry Collector's original document
+// shape, docs/elasticsearch-mapping.md): log records and spans as FlatDocuments, routed
+// to `<type>-<dataset>-<namespace>` without the otel mode's ".otel" suffix.
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "encoding/elasticsearch/encoder.h"
+#include "encoding/elasticsearch/encoder_internal.h"
+#include "encoding/elasticsearch/flat_document.h"
+#include "encoding/elasticsearch/json_writer.h"
+
+namespace tern::encoding::es {
+
+using internal::document_id;
+using internal::has_routing_key;
+using internal::push_item;
+using pdata::AnyValue;
+using pdata::KeyValue;
+using pdata::ValueKind;
+
+namespace {
+
+constexpr int kMaxLinkDepth = 64;
+
+std::string_view span_kind_name(pdata::SpanKind k) {
+  switch (k) {
+    case pdata::SpanKind::Internal:
+      return "SPAN_KIND_INTERNAL";
+    case pdata::SpanKind::Server:
+      return "SPAN_KIND_SERVER";
+    case pdata::SpanKind::Client:
+      return "SPAN_KIND_CLIENT";
+    case pdata::SpanKind::Producer:
+      return "SPAN_KIND_PRODUCER";
+    case pdata::SpanKind::Consumer:
+      return "SPAN_KIND_CONSUMER";
+    case pdata::SpanKind::Unspecified:
+      return "SPAN_KIND_UNSPECIFIED";
+  }
+  return "";  // a kind OTLP does not define: no Kind field, as the Collector
+}
+
+// A double as Go's encoding/json writes it: shortest round trip, fixed notation for
+// 1e-6 <= |v| < 1e21 (5.0 is "5"), otherwise exponent form with "e-7", not "e-07".
+// Non-finite values, which Go refuses to encode, are null.
+void go_double(JsonWriter& w, double v) {
+  if (!std::isfinite(v)) return w.lit("null");
+  char* d = w.at(json::kDoubleRoom);
+  const double a = std::fabs(v);
+  if (a != 0 && (a < 1e-6 || a >= 1e21)) {
+    char* e = std::to_chars(d, d + json::kDoubleRoom, v, std::chars_format::scientific).ptr;
+    if (e - d >= 4 && e[-4] == 'e' && e[-3] == '-' && e[-2] == '0') {
+      e[-2] = e[-1];
+      --e;
+    }
+    return w.done(e);
+  }
+  w.done(std::to_chars(d, d + json::kDoubleRoom, v, std::chars_format::fixed).ptr);
+}
+
+void go_base64(JsonWriter& w, std::string_view s) {
+  char* d = w.at(4 * ((s.size() + 2) / 3) + 3);
+  *d++ = '"';
+  // EVP_EncodeBlock takes an int length; values past 1.5 GiB do not reach an encoder.
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(d),
+                                reinterpret_cast<const unsigned char*>(s.data()), static_cast<int>(s.size()));
+  d += n;
+  *d++ = '"';
+  w.done(d);
+}
+
+}  // namespace
+
+// A value as Go's encoding/json writes pcommon's AsRaw() of it: maps with their keys
+// sorted and one value per key (the last), bytes in base64.
+void Encoder::write_go_json(JsonWriter& w, const AnyValue& v, int depth) {
+  if (depth > kMaxLinkDepth) return w.lit("null");
+  switch (v.kind) {
+    case ValueKind::String:
+      return w.string(v.string_value);
+    case ValueKind::Int:
+      return w.integer(v.int_value);
+    case ValueKind::Double:
+      return go_double(w, v.double_value);
+    case ValueKind::Bool:
+      return v.bool_value ? w.lit("true") : w.lit("false");
+    case ValueKind::Bytes:
+      return go_base64(w, v.string_value);
+    case ValueKind::Array: {
+      w.put('[');
+      if (v.array)
+        for (std::size_t i = 0; i < v.array->size(); ++i) {
+          if (i) w.put(',');
+          write_go_json(w, (*v.array)[i], depth + 1);
+        }
+      return w.put(']');
+    }
+    case ValueKind::KvList:
+      return write_go_map(w, v.kvlist, depth);
+    case ValueKind::Empty:
+      return w.lit("null");
+  }
+}
+
+void Encoder::write_go_map(JsonWriter& w, const pdata::Attributes* kv, int depth) {
+  w.put('{');
+  if (kv && !kv->empty()) {
+    // Sized once for every depth: a resize while an outer map's keys are in use would move them.
+    if (sorted_keys_.empty()) sorted_keys_.resize(kMaxLinkDepth + 1);
+    auto& keys = sorted_keys_[depth];
+    keys.clear();
+    for (const auto& e : *kv) keys.push_back(&e);
+    std::stable_sort(keys.begin(), keys.end(),
+                     [](const KeyValue* a, const KeyValue* b) { return a->key < b->key; });
+    bool comma = false;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (i + 1 < keys.size() && keys[i + 1]->key == keys[i]->key) continue;  // the last one wins
+      if (comma) w.put(',');
+      comma = true;
+      w.string(keys[i]->key);
+      w.put(':');
+      // keys is not used again at this depth until this map is done; deeper maps use their own.
+      write_go_json(w, keys[i]->value, depth + 1);
+    }
+  }
+  w.put('}');
+}
+
+// A span's links as the Collector's `Link` field: JSON text of
+// [{"attribute":{..},"spanID":"..","traceID":".."}] ("[]" without links).
+std::string_view Encoder::links_json(const pdata::Vec<pdata::SpanLink>& links) {
+  tmp_.clear();
+  {
+    JsonWriter w(tmp_, 0);
+    w.put('[');
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      const auto& l = links[i];
+      if (i) w.put(',');
+      w.lit("{\"attribute\":");
+      write_go_map(w, &l.attributes, 0);
+      w.lit(",\"spanID\":\"");
+      if (!pdata::is_zero(l.span_id)) w.hex(l.span_id.data(), l.span_id.size());
+      w.lit("\",\"traceID\":\"");
+      if (!pdata::is_zero(l.trace_id)) w.hex(l.trace_id.data(), l.trace_id.size());
+      w.lit("\"}");
+    }
+    w.put(']');
+  }
+  return tmp_;
+}
+
+void Encoder::add_scope_fields(FlatDocument& doc, const pdata::InstrumentationScope& scope) {
+  // The Collector builds a map from name, version and then the attributes, so an
+  // attribute called `name` or `version` replaces the field: added later, it wins.
+  doc.add_string_always("Scope.name", scope.name);
+  doc.add_string_always("Scope.version", scope.version);
+  doc.add_attributes("Scope", scope.attributes);
+}
+
+void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, MappingMode mode,
+                                     const pdata::ResourceLogs& rl, const pdata::ScopeLogs& sl,
+                                     EncodedBatch& out) {
+  resolve_legacy_route(config_.logs_index, "logs", nullptr, sl.scope, rl.resource.attributes,
+                       scope_route_.route);
+  scope_route_.build();
+  // What every document repeats: its action line, resource and scope (tail_ measures
+  // them in otel form, about the size they take here).
+  cache_scope(sl.scope, sl.schema_url, false);
+  if (!fits_output(written, sl.log_records.size(), scope_route_.action.size() + tail_.size(),
+                   sl.log_records.size(), out.stats))
+    return;
+  const std::string_view attributes_prefix = mode == MappingMode::Raw ? "" : "Attributes";
+  FlatDocument& doc = flat_doc();
+  for (const auto& r : sl.log_records) {
+    const Route* route = &scope_route_.route;
+    if (config_.logs_index.empty() && has_routing_key(r.attributes)) {
+      resolve_legacy_route(config_.logs_index, "logs", &r.attributes, sl.scope, rl.resource.attributes,
+                           route_);
+      route = &route_;
+    }
+    const std::size_t start = w.size();
+    const SharedAction shared =
+        write_action(w, *route, config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view(), {});
+    const std::size_t action_end = w.size();
+    doc.clear();
+    doc.add_timestamp("@timestamp", r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
+    doc.add_id("TraceId", r.trace_id);
+    doc.add_id("SpanId", r.span_id);
+    doc.add_int("TraceFlags", r.flags);
+    doc.add_string("SeverityText", r.severity_text);
+    doc.add_int("SeverityNumber", r.severity_number);
+    doc.add_value("Body", r.body);
+    doc.add_attributes(attributes_prefix, r.attributes);
+    doc.add_attributes("Resource", rl.resource.attributes);
+    add_scope_fields(doc, sl.scope);
+    doc.write(w);
+    w.put('\n');
+    push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
+  }
+}
+
+void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, MappingMode mode,
+                                      const pdata::ResourceSpans& rs, const pdata::ScopeSpans& ss,
+                                      EncodedBatch& out) {
+  resolve_legacy_route(config_.traces_index, "traces", nullptr, ss.scope, rs.resource.attributes,
+                       scope_route_.route);
+  scope_route_.build();
+  cache_scope(ss.scope, ss.schema_url, false);
+  if (!fits_output(written, ss.spans.size(), scope_route_.action.size() + tail_.size(), ss.spans.size(),
+                   out.stats))
+    return;
+  const bool raw = mode == MappingMode::Raw;
+  FlatDocument& doc = flat_doc();
+  for (const auto& s : ss.spans) {
+    const Route* route = &scope_route_.route;
+    if (config_.traces_index.empty() && has_routing_key(s.attributes)) {
+      resolve_legacy_route(config_.traces_index, "traces", &s.attributes, ss.scope, rs.resource.attributes,
+                           route_);
+      route = &route_;
+    }
+    const std::size_t start = w.size();
+    const SharedAction shared = write_action(w, *route, {}, {});
+    const std::size_t action_end = w.size();
+    doc.clear();
+    doc.add_timestamp("@timestamp", s.start_time_unix_nano);
+    doc.add_timestamp("EndTimestamp", s.end_time_unix_nano);
+    doc.add_id("TraceId", s.trace_id);
+    doc.add_id("SpanId", s.span_id);
+    doc.add_id("ParentSpanId", s.parent_span_id);
+    doc.add_string("Name", s.name);
+    doc.add_string("Kind", span_kind_name(s.kind));
+    doc.add_int("TraceStatus", static_cast<std::int64_t>(s.status.code));
+    doc.add_string("TraceStatusDescription", s.status.message);
+    doc.add_text("Link", links_json(s.links));
+    doc.add_attributes(raw ? "" : "Attributes", s.attributes);
+    doc.add_attributes("Resource", rs.resource.attributes);
+    // Each event as `Events.<name>.time` and `Events.<name>.<attribute>` (raw: no
+    // `Events.`); events that share a name share their fields, the last one winning.
+    for (const auto& e : s.events) {
+      event_key_.clear();
+      if (!raw) event_key_.append("Events.");
+      event_key_.append(e.name);
+      const std::size_t name_end = event_key_.size();
+      event_key_.append(".time");
+      doc.add_timestamp(event_key_, e.time_unix_nano);
+      doc.add_attributes(std::string_view(event_key_).substr(0, name_end), e.attributes);
+    }
+    // Microseconds, truncated toward zero; end before start is negative.
+    doc.add_int("Duration", static_cast<std::int64_t>(s.end_time_unix_nano - s.start_time_unix_nano) / 1000);
+    add_scope_fields(doc, ss.scope);
+    doc.write(w);
+    w.put('\n');
+    push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
+  }
+}
+
+FlatDocument& Encoder::flat_doc() {
+  if (!flat_doc_) flat_doc_ = std::make_unique<FlatDocument>();
+  return *flat_doc_;
+}
+
+}  // namespace tern::encoding::es
