@@ -1,5 +1,6 @@
 // Encode/<signal>/<impl>/<size> and Memcpy/<size> (shared/spec/benchmarks.md), plus
-// EncodeBodyMap/<impl>/<size> (the bodymap mapping mode) and Escape/<text>/<impl>.
+// EncodeBodyMap/<impl>/<size> (the bodymap mapping mode), EncodeMode/<signal>/<mode>/<impl>/<size>
+// (the none and raw mapping modes) and Escape/<text>/<impl>.
 // Input batches are built once; encoder and output batch are reused across
 // iterations, so allocation counters show the steady state.
 #include <benchmark/benchmark.h>
@@ -119,6 +120,39 @@ EncoderConfig bodymap_config() {
   return c;
 }
 
+EncoderConfig mode_config(tern::encoding::es::MappingMode mode) {
+  EncoderConfig c;
+  c.mode = mode;
+  return c;
+}
+
+// EncodeMode/<signal>/<none|raw>/<direct|objmodel>/<size>: the logs and traces workloads in
+// the Collector's original document shape (Tern's addition, not in the spec's contract).
+// objmodel builds each document as the Collector does: fields, sort, de-duplicate, nest.
+void register_modes(const std::string& sz, std::size_t n, const std::shared_ptr<tern::pdata::LogsData>& logs,
+                    const std::shared_ptr<tern::pdata::TracesData>& traces) {
+  using tern::bench::ObjModelEncoder;
+  using tern::encoding::es::MappingMode;
+  for (const auto& [name, mode] :
+       {std::pair{"none", MappingMode::None}, std::pair{"raw", MappingMode::Raw}}) {
+    const std::string m = name;
+    const EncoderConfig c = mode_config(mode);
+    benchmark::RegisterBenchmark(
+        ("EncodeMode/logs/" + m + "/direct/" + sz).c_str(),
+        [=](benchmark::State& st) { run<Encoder>(st, *logs, n, &Encoder::encode_logs, c); });
+    benchmark::RegisterBenchmark(
+        ("EncodeMode/logs/" + m + "/objmodel/" + sz).c_str(),
+        [=](benchmark::State& st) { run<ObjModelEncoder>(st, *logs, n, &ObjModelEncoder::encode_logs, c); });
+    benchmark::RegisterBenchmark(
+        ("EncodeMode/traces/" + m + "/direct/" + sz).c_str(),
+        [=](benchmark::State& st) { run<Encoder>(st, *traces, n, &Encoder::encode_traces, c); });
+    benchmark::RegisterBenchmark(("EncodeMode/traces/" + m + "/objmodel/" + sz).c_str(),
+                                 [=](benchmark::State& st) {
+                                   run<ObjModelEncoder>(st, *traces, n, &ObjModelEncoder::encode_traces, c);
+                                 });
+  }
+}
+
 void register_all() {
   register_escape();
   for (const Size& s : kSizes) {
@@ -154,6 +188,7 @@ void register_all() {
     benchmark::RegisterBenchmark(("Encode/metrics/objmodel/" + sz).c_str(), [=](benchmark::State& st) {
       run<tern::bench::ObjModelEncoder>(st, *metrics, 7 * n, &tern::bench::ObjModelEncoder::encode_metrics);
     });
+    register_modes(sz, n, logs, traces);
     // The ceiling: copying as many bytes as the direct logs encoder writes.
     benchmark::RegisterBenchmark(("Memcpy/" + sz).c_str(), [=](benchmark::State& st) {
       Encoder enc{EncoderConfig{}};

@@ -152,6 +152,8 @@ void ObjModelEncoder::encode_logs_bodymap(const LogsData& logs, encoding::Encode
 
 void ObjModelEncoder::encode_logs(const LogsData& logs, encoding::EncodedBatch& out) {
   if (config_.mode == es::MappingMode::BodyMap) return encode_logs_bodymap(logs, out);
+  if (config_.mode == es::MappingMode::None || config_.mode == es::MappingMode::Raw)
+    return encode_logs_flat(logs, out);
   es::Route route;
   for (const auto& rl : logs.resource_logs)
     for (const auto& sl : rl.scope_logs)
@@ -194,6 +196,8 @@ void ObjModelEncoder::encode_logs(const LogsData& logs, encoding::EncodedBatch& 
 }
 
 void ObjModelEncoder::encode_traces(const TracesData& traces, encoding::EncodedBatch& out) {
+  if (config_.mode == es::MappingMode::None || config_.mode == es::MappingMode::Raw)
+    return encode_traces_flat(traces, out);
   static const char* kinds[] = {"Unspecified", "Internal", "Server", "Client", "Producer", "Consumer"};
   es::Route route;
   for (const auto& rs : traces.resource_spans)

@@ -147,6 +147,28 @@ TEST_F(Convert, EsBulkBodyMapWritesTheMapBodiesAsDocuments) {
   EXPECT_NE(r.err.find("--mapping"), std::string::npos) << r.err;
 }
 
+TEST_F(Convert, EsBulkNoneAndRawWriteTheCollectorsOriginalShape) {
+  constexpr std::string_view in =
+      R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"1700000000000000000",)"
+      R"("body":{"stringValue":"hi"},"attributes":[{"key":"http.status","value":{"intValue":"200"}}]}]}]}]})";
+  auto r = convert("--signal logs --from otlp-json --to es-bulk --mapping none", in);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(
+      r.out,
+      "{\"create\":{\"_index\":\"logs-generic-default\"}}\n"
+      R"({"@timestamp":"2023-11-14T22:13:20.000000000Z","Attributes":{"http":{"status":200}},"Body":"hi",)"
+      R"("Scope":{"name":"","version":""},"SeverityNumber":0,"TraceFlags":0})"
+      "\n");
+  r = convert("--signal logs --from otlp-json --to es-bulk --mapping raw", in);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(R"("TraceFlags":0,"http":{"status":200}})"), std::string::npos) << r.out;
+
+  r = convert("--signal traces --from otlp-json --to es-bulk --mapping none", kTraces);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\"create\":{\"_index\":\"traces-generic-default\"}}\n", 0), 0u) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
 TEST_F(Convert, BadInputIsAClearErrorAndNonZeroExit) {
   auto r = convert("--signal logs --from otlp-proto --to otlp-json", "garbage\n");
   EXPECT_EQ(r.exit_code, 1);

@@ -797,6 +797,31 @@ service:
                   "\"metrics\"): mapping.mode bodymap encodes logs only"));
 }
 
+TEST(Problems, NoneAndRawExportersTakeLogsAndTraces) {
+  for (const std::string mode : {"none", "raw"}) {
+    const std::string config = R"(
+receivers:
+  otlp:
+    protocols: {grpc: }
+exporters:
+  elasticsearch:
+    endpoint: http://x:9200
+    mapping: {mode: )" + mode + R"(}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch]}
+    traces: {receivers: [otlp], exporters: [elasticsearch]}
+)";
+    auto r = load(config);
+    ASSERT_THAT(messages(r), IsEmpty());
+    EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_mode, mode);
+    r = load(config + "    metrics: {receivers: [otlp], exporters: [elasticsearch]}\n");
+    EXPECT_THAT(messages(r), ElementsAre("t.yaml:12:46: error: exporter \"elasticsearch\" does not support "
+                                         "metrics (pipeline \"metrics\"): mapping.mode " +
+                                         mode + " encodes logs and traces only"));
+  }
+}
+
 TEST(Problems, UnusedComponentsAreWarningsOnly) {
   auto r = load(R"(
 receivers:
@@ -945,7 +970,7 @@ extensions:
           "t.yaml:41:16: error: exporters.elasticsearch/3: endpoint or endpoints must not be empty",
           "t.yaml:43:14: error: exporters.elasticsearch/3: set user/password or api_key, not both",
           "t.yaml:44:21: error: exporters.elasticsearch/3.mapping.mode: invalid value \"ecs\" (expected one "
-          "of: otel, bodymap)",
+          "of: otel, bodymap, none, raw)",
           "t.yaml:45:92: error: exporters.elasticsearch/3.sending_queue: segment_size must not be larger "
           "than max_size",
           "t.yaml:46:36: error: exporters.elasticsearch/3.sending_queue: sync_interval must be greater than "

@@ -320,6 +320,96 @@ service:
   fs::remove_all(dir);
 }
 
+// mapping.mode none and raw: logs and spans in the Collector's original document shape,
+// encoded in the memory queue's producers (early), its consumers (late) and the disk
+// queue's reader loop, into data streams without the ".otel" suffix.
+TEST_F(CollectorTest, NoneAndRawModesIndexLogsAndSpansInTheCollectorsOriginalShape) {
+  const auto dir = fs::temp_directory_path() / ("tern-collector-none-" + std::to_string(::getpid()));
+  const std::string disk =
+      "\n    sending_queue:\n      enabled: true\n      type: disk\n      directory: " + dir.string();
+  for (const std::string mode : {"none", "raw"})
+    for (const std::string& encoding : {std::string("early"), std::string("late"), "early" + disk}) {
+      SCOPED_TRACE(mode + " " + encoding);
+      fs::remove_all(dir);
+      start_sink();
+      start_collector(R"(
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:0
+exporters:
+  elasticsearch:
+    endpoints: [http://127.0.0.1:)" +
+                      std::to_string(sink_port_) + R"(]
+    encoding: )" + encoding +
+                      R"(
+    mapping:
+      mode: )" + mode +
+                      R"(
+    flush:
+      interval: 20ms
+service:
+  pipelines:
+    logs:
+      receivers: [otlp]
+      exporters: [elasticsearch]
+    traces:
+      receivers: [otlp]
+      exporters: [elasticsearch]
+)");
+      EXPECT_EQ(post("/v1/logs", logs_json(3, 0), "application/json").status, 200);
+      EXPECT_EQ(
+          post("/v1/traces",
+               R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c",)"
+               R"("spanId":"eee19b7ec3c1b174","name":"GET /","kind":2,"startTimeUnixNano":"1000",)"
+               R"("endTimeUnixNano":"3000","attributes":[{"key":"http.route","value":{"stringValue":"/"}}],)"
+               R"("events":[{"name":"ping","timeUnixNano":"2000"}]}]}]}]})",
+               "application/json")
+              .status,
+          200);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while ((sink_->count("logs-generic-default") < 3 || sink_->count("traces-generic-default") < 1) &&
+             std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      collector_->shutdown(std::chrono::seconds(10));
+      EXPECT_EQ(sink_->count("logs-generic-default"), 3);
+      EXPECT_EQ(sink_->count("traces-generic-default"), 1);  // the event is inside the span
+      EXPECT_EQ(sink_->count("*"), 4);
+      simdjson::dom::parser parser;
+      int logs = 0, spans = 0;
+      for (const auto& line : dump_lines()) {
+        simdjson::dom::element doc;
+        ASSERT_EQ(parser.parse(line).get(doc), simdjson::SUCCESS) << line;
+        simdjson::dom::element src = doc["_source"];
+        std::string_view name;
+        if (src["Body"].get_string().get(name) == simdjson::SUCCESS) {
+          ++logs;
+          EXPECT_EQ(name.substr(0, 5), "line ") << line;
+          EXPECT_EQ(src["@timestamp"].get_string().value(), "2023-11-14T22:13:20.000000000Z") << line;
+          EXPECT_EQ(src["Resource"]["service"]["name"].get_string().value(), "svc") << line;
+          EXPECT_EQ(src["SeverityText"].get_string().value(), "INFO") << line;
+        } else {
+          ++spans;
+          EXPECT_EQ(src["Name"].get_string().value(), "GET /") << line;
+          EXPECT_EQ(src["Kind"].get_string().value(), "SPAN_KIND_SERVER") << line;
+          EXPECT_EQ(src["TraceId"].get_string().value(), "5b8efff798038103d269b633813fc60c") << line;
+          EXPECT_EQ(src["Duration"].get_int64().value(), 2) << line;
+          const char* attrs = mode == "none" ? "Attributes" : "http";
+          const char* key = mode == "none" ? "http" : "route";
+          EXPECT_EQ(src[attrs][key].error(), simdjson::SUCCESS) << line;
+          const char* events = mode == "none" ? "Events" : "ping";
+          EXPECT_EQ(src[events].error(), simdjson::SUCCESS) << line;
+        }
+      }
+      EXPECT_EQ(logs, 3);
+      EXPECT_EQ(spans, 1);
+      collector_.reset();
+      sink_.reset();
+    }
+  fs::remove_all(dir);
+}
+
 // filelog's max_batch_lines reaches the receiver: 95 lines in batches of at most 10.
 TEST_F(CollectorTest, FilelogBatchesFollowMaxBatchLines) {
   start_sink();

@@ -177,11 +177,15 @@ class Encoder {
   void encode_scope_spans_flat(JsonWriter& w, std::size_t written, MappingMode mode,
                                const pdata::ResourceSpans& rs, const pdata::ScopeSpans& ss,
                                EncodedBatch& out);
-  static void add_scope_fields(FlatDocument& doc, const pdata::InstrumentationScope& scope);
+  // flat_resource_ and flat_scope_ for the scope about to be written.
+  void render_flat_scope(const pdata::Resource& resource, const pdata::InstrumentationScope& scope);
+  void add_resource_and_scope(FlatDocument& doc, MappingMode mode, const pdata::Resource& resource,
+                              const pdata::InstrumentationScope& scope);
   std::string_view links_json(const pdata::Vec<pdata::SpanLink>& links);
   void write_go_json(JsonWriter& w, const pdata::AnyValue& v, int depth);
   void write_go_map(JsonWriter& w, const pdata::Attributes* kv, int depth);
-  FlatDocument& flat_doc();
+  FlatDocument& flat_doc();   // the document being written
+  FlatDocument& flat_part();  // a scope's resource and scope objects
   void encode_traces_into(const pdata::TracesData& traces, EncodedBatch& out);
   void encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out);
   void write_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, bool metrics_mode,
@@ -222,7 +226,8 @@ class Encoder {
   std::vector<Group> groups_;
   std::vector<std::uint32_t> table_;
   // none and raw modes
-  std::unique_ptr<FlatDocument> flat_doc_;
+  std::unique_ptr<FlatDocument> flat_doc_, flat_part_;
+  std::string flat_resource_, flat_scope_;  // `{...}` per scope: the Resource and Scope objects
   std::vector<std::vector<const pdata::KeyValue*>> sorted_keys_;  // per nesting depth (links_json)
   std::string event_key_;
 };

@@ -1,10 +1,9 @@
 #include "encoding/elasticsearch/flat_document.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstring>
-
-#include "encoding/elasticsearch/json_writer.h"
 
 namespace tern::encoding::es {
 
@@ -15,6 +14,25 @@ namespace {
 // Deeper nesting is dropped (maps) or written as null (arrays): bounds recursion on
 // hostile input, as the otel mode's writer does.
 constexpr int kMaxDepth = 64;
+
+static_assert(std::endian::native == std::endian::little, "key comparisons load keys as little-endian words");
+
+// True when the n bytes at a and b are equal; both may be read up to 7 bytes past n (the
+// KeyBuffer's slack). Keys are short: inline 8-byte steps beat a libc memcmp call.
+inline bool same_bytes(const char* a, const char* b, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t u, v;
+    std::memcpy(&u, a + i, 8);
+    std::memcpy(&v, b + i, 8);
+    if (u != v) return false;
+  }
+  if (i == n) return true;
+  std::uint64_t u, v;
+  std::memcpy(&u, a + i, 8);
+  std::memcpy(&v, b + i, 8);
+  return ((u ^ v) << (8 * (8 - (n - i)))) == 0;  // little-endian: the first n - i bytes
+}
 
 char* two_digits(char* d, unsigned v) {
   std::memcpy(d, &json::kDigitPairs[2 * v], 2);
@@ -63,15 +81,16 @@ void FlatDocument::clear() {
 
 FlatDocument::Field& FlatDocument::push(std::uint32_t prefix_off, std::uint32_t prefix_len,
                                         std::string_view k, Kind kind) {
-  const auto off = static_cast<std::uint32_t>(keys_.size());
+  const auto off = keys_.size();
   if (prefix_len) {
-    keys_.append(keys_, prefix_off, prefix_len);  // self-append is safe
-    keys_.push_back('.');
+    keys_.append_own(prefix_off, prefix_len);
+    keys_.append(".");
   }
   append_key(k);
   Field& f = fields_.emplace_back();
   f.key_off = off;
-  f.key_len = static_cast<std::uint32_t>(keys_.size() - off);
+  f.key_len = keys_.size() - off;
+  set_head(f);
   f.seq = static_cast<std::uint32_t>(fields_.size() - 1);
   f.kind = kind;
   f.i = 0;
@@ -112,23 +131,70 @@ void FlatDocument::add_value(std::string_view k, const AnyValue& v) {
   if (v.kind != ValueKind::KvList) return add_value_at(0, 0, k, v, 0);
   if (!v.kvlist) return;
   // The map's keys go under `k.`: keep `k` in the key buffer as their prefix.
-  const auto off = static_cast<std::uint32_t>(keys_.size());
+  const auto off = keys_.size();
   append_key(k);
-  add_attributes_at(off, static_cast<std::uint32_t>(keys_.size() - off), *v.kvlist, 1);
+  add_attributes_at(off, keys_.size() - off, *v.kvlist, 1);
 }
 
 void FlatDocument::add_attributes(std::string_view prefix, const pdata::Attributes& attrs) {
-  const auto off = static_cast<std::uint32_t>(keys_.size());
+  const auto off = keys_.size();
   append_key(prefix);
-  add_attributes_at(off, static_cast<std::uint32_t>(keys_.size() - off), attrs, 0);
+  add_attributes_at(off, keys_.size() - off, attrs, 0);
 }
 
 void FlatDocument::append_key(std::string_view k) {
   // Kept as the JSON text it will be written as: two keys that differ only in invalid
   // UTF-8 (both written U+FFFD) are then the same key to the sort and de-duplication.
-  const std::size_t at = keys_.size();
-  keys_.resize(at + json::escaped_room(k.size()));
-  keys_.resize(static_cast<std::size_t>(json::escaped(keys_.data() + at, k) - keys_.data()));
+  keys_.commit(json::escaped(keys_.room(json::escaped_room(k.size())), k));
+}
+
+void FlatDocument::add_fragment(std::string_view k, std::string_view json) {
+  push(k, Kind::Fragment).s = json;
+}
+
+bool FlatDocument::has_path(std::string_view name) const {
+  for (const Field& f : fields_) {
+    const std::string_view k = key(f);
+    if (k.starts_with(name) && (k.size() == name.size() || k[name.size()] == '.')) return true;
+  }
+  return false;
+}
+
+void FlatDocument::set_head(Field& f) const {
+  std::uint64_t h;
+  std::memcpy(&h, keys_.data() + f.key_off, 8);  // KeyBuffer's slack: in bounds
+  h = __builtin_bswap64(h);
+  if (f.key_len == 0)
+    h = 0;
+  else if (f.key_len < 8)
+    h &= ~std::uint64_t{0} << (8 * (8 - f.key_len));  // bytes past the key: 0
+  f.head = h;
+}
+
+// Byte order (as memcmp, then the shorter first), 8 bytes at a time inline: the keys are
+// short, and a libc memcmp call per comparison cost more than the rest of the sort.
+bool FlatDocument::less(const Field& a, const Field& b) const {
+  if (a.head != b.head) return a.head < b.head;
+  const std::size_t n = std::min(a.key_len, b.key_len);
+  const char* x = keys_.data() + a.key_off;
+  const char* y = keys_.data() + b.key_off;
+  for (std::size_t i = 8; i < n; i += 8) {
+    std::uint64_t u, v;
+    std::memcpy(&u, x + i, 8);
+    std::memcpy(&v, y + i, 8);
+    if (u == v) continue;
+    u = __builtin_bswap64(u);
+    v = __builtin_bswap64(v);
+    if (n - i < 8) {  // only the bytes both keys have decide here
+      const unsigned shift = static_cast<unsigned>(8 * (8 - (n - i)));
+      u >>= shift;
+      v >>= shift;
+      if (u == v) break;
+    }
+    return u < v;
+  }
+  if (a.key_len != b.key_len) return a.key_len < b.key_len;
+  return a.seq < b.seq;
 }
 
 void FlatDocument::write_key(JsonWriter& w, std::string_view escaped_key) {
@@ -154,13 +220,13 @@ void FlatDocument::add_value_at(std::uint32_t prefix_off, std::uint32_t prefix_l
     case ValueKind::KvList: {
       if (depth >= kMaxDepth || !v.kvlist) return;
       // The nested keys' prefix is `prefix.k`, written once into the key buffer.
-      const auto off = static_cast<std::uint32_t>(keys_.size());
+      const auto off = keys_.size();
       if (prefix_len) {
-        keys_.append(keys_, prefix_off, prefix_len);
-        keys_.push_back('.');
+        keys_.append_own(prefix_off, prefix_len);
+        keys_.append(".");
       }
       append_key(k);
-      add_attributes_at(off, static_cast<std::uint32_t>(keys_.size() - off), *v.kvlist, depth + 1);
+      add_attributes_at(off, keys_.size() - off, *v.kvlist, depth + 1);
       return;
     }
     case ValueKind::String:
@@ -184,10 +250,7 @@ void FlatDocument::add_value_at(std::uint32_t prefix_off, std::uint32_t prefix_l
 }
 
 void FlatDocument::sort() {
-  std::sort(fields_.begin(), fields_.end(), [this](const Field& a, const Field& b) {
-    const int c = key(a).compare(key(b));
-    return c != 0 ? c < 0 : a.seq < b.seq;
-  });
+  std::sort(fields_.begin(), fields_.end(), [this](const Field& a, const Field& b) { return less(a, b); });
 }
 
 void FlatDocument::dedup() {
@@ -206,16 +269,15 @@ void FlatDocument::dedup() {
       const std::string_view k = key(f);
       for (std::size_t j = i + 1; j < fields_.size(); ++j) {
         const std::string_view n = key(fields_[j]);
-        if (n.size() <= k.size() || n.compare(0, k.size(), k) != 0) {
-          if (n != k) break;  // equal keys (duplicates) sort together: step over them
-          continue;
-        }
+        if (n.size() < k.size() || !same_bytes(n.data(), k.data(), k.size())) break;
+        if (n.size() == k.size()) continue;  // equal keys (duplicates) sort together: step over them
         if (n[k.size()] != '.') continue;
-        const auto off = static_cast<std::uint32_t>(keys_.size());
-        keys_.append(keys_, f.key_off, f.key_len);
+        const auto off = keys_.size();
+        keys_.append_own(f.key_off, f.key_len);
         keys_.append(".value");
         f.key_off = off;
-        f.key_len = static_cast<std::uint32_t>(keys_.size() - off);
+        f.key_len = keys_.size() - off;
+        set_head(f);
         renamed = true;
         break;
       }
@@ -229,7 +291,9 @@ void FlatDocument::dedup() {
   }
   // Of equal paths the last one added wins.
   for (std::size_t i = 0; i + 1 < fields_.size(); ++i)
-    if (key(fields_[i]) == key(fields_[i + 1])) fields_[i].kind = Kind::Ignore;
+    if (const Field& a = fields_[i], &b = fields_[i + 1];
+        a.head == b.head && a.key_len == b.key_len && same_bytes(key(a).data(), key(b).data(), a.key_len))
+      fields_[i].kind = Kind::Ignore;
 }
 
 void FlatDocument::write(JsonWriter& w) {
@@ -246,7 +310,7 @@ void FlatDocument::write_dedotted(JsonWriter& w, int depth) {
     if (f.kind == Kind::Ignore) continue;
     const std::string_view k = key(f);
     // Close the objects this key is not inside of.
-    if (!k.starts_with(open)) {
+    if (k.size() < open.size() || !same_bytes(k.data(), open.data(), open.size())) {
       std::size_t l = 0;
       while (l < open.size() && l < k.size() && open[l] == k[l]) ++l;
       while (l > 0 && k[l - 1] != '.') --l;
@@ -304,6 +368,9 @@ void FlatDocument::write_value(JsonWriter& w, const Field& f, int depth) {
     case Kind::Array:
       write_array(w, f.array, depth + 1);
       return;
+    case Kind::Fragment:
+      w.raw(f.s);
+      return;
     case Kind::Ignore:
       return;
   }
@@ -341,8 +408,7 @@ void FlatDocument::write_array(JsonWriter& w, const pdata::Vec<AnyValue>* a, int
         FlatDocument& c = child();
         c.clear();
         if (v.kvlist && depth < kMaxDepth) {
-          const auto off = static_cast<std::uint32_t>(c.keys_.size());
-          c.add_attributes_at(off, 0, *v.kvlist, depth + 1);
+          c.add_attributes_at(0, 0, *v.kvlist, depth + 1);
         }
         if (c.fields_.empty()) {
           w.lit("null");

@@ -16,16 +16,16 @@
 // meeting an object `a.value`), this one renames again: no object ever has a duplicate key.
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "encoding/elasticsearch/json_writer.h"
 #include "pdata/common.h"
 
 namespace tern::encoding::es {
-
-class JsonWriter;
 
 class FlatDocument {
  public:
@@ -48,6 +48,9 @@ class FlatDocument {
     if (!pdata::is_zero(id)) add_hex(key, id.data(), N);
   }
   void add_int(std::string_view key, std::int64_t v);
+  // A value that is JSON text already (an object written by another FlatDocument), written
+  // as is. `json` must outlive write().
+  void add_fragment(std::string_view key, std::string_view json);
   // Text the document keeps a copy of (a span's links as JSON text); nothing when empty.
   void add_text(std::string_view key, std::string_view text);
   // A value under `key`: a map is flattened into `key.<k>`; empty and bytes values are
@@ -58,11 +61,14 @@ class FlatDocument {
 
   // Sorts, de-duplicates and writes the document as one JSON object.
   void write(JsonWriter& w);
+  // True when a field's path is `name` or starts with `name.` (`name` unescaped ASCII).
+  bool has_path(std::string_view name) const;
   bool empty() const { return fields_.empty(); }
 
  private:
-  enum class Kind : std::uint8_t { Ignore, String, Text, Int, Double, Bool, Timestamp, Array };
+  enum class Kind : std::uint8_t { Ignore, String, Text, Int, Double, Bool, Timestamp, Array, Fragment };
   struct Field {
+    std::uint64_t head;  // the key's first 8 bytes, big-endian: most comparisons end here
     std::uint32_t key_off, key_len;
     std::uint32_t seq;  // insertion order: equal paths keep it through the sort
     Kind kind;
@@ -75,7 +81,33 @@ class FlatDocument {
       std::uint32_t text_off;
     };
     std::uint32_t text_len = 0;
-    std::string_view s;  // String
+    std::string_view s;  // String; Fragment: JSON text written as is
+  };
+  // The field paths, back to back, as the JSON text they are written as (escaped). Grown
+  // without zero-filling what is reused, and always kSlack bytes longer than the keys, so
+  // that comparisons may load 8 bytes at any key's start.
+  class KeyBuffer {
+   public:
+    static constexpr std::size_t kSlack = 8;
+    std::uint32_t size() const { return static_cast<std::uint32_t>(len_); }
+    const char* data() const { return buf_.data(); }
+    void clear() { len_ = 0; }
+    // At least n writable bytes at the end; commit() the end of what was written.
+    char* room(std::size_t n) {
+      if (len_ + n + kSlack > buf_.size()) buf_.resize(2 * buf_.size() + n + kSlack + 64);
+      return buf_.data() + len_;
+    }
+    void commit(const char* end) { len_ = static_cast<std::size_t>(end - buf_.data()); }
+    void append(std::string_view s) { commit(json::raw(room(s.size()), s)); }
+    void append_own(std::uint32_t off, std::uint32_t len) {  // a copy of keys already here
+      char* d = room(len);
+      std::memcpy(d, buf_.data() + off, len);
+      commit(d + len);
+    }
+
+   private:
+    std::string buf_;
+    std::size_t len_ = 0;
   };
 
   // A new field named `prefix.key` (prefix: a range of keys_, or none).
@@ -89,6 +121,8 @@ class FlatDocument {
   void add_attributes_at(std::uint32_t prefix_off, std::uint32_t prefix_len, const pdata::Attributes& attrs,
                          int depth);
   std::string_view key(const Field& f) const { return {keys_.data() + f.key_off, f.key_len}; }
+  void set_head(Field& f) const;
+  bool less(const Field& a, const Field& b) const;
   void sort();
   void dedup();
   void write_dedotted(JsonWriter& w, int depth);
@@ -97,7 +131,7 @@ class FlatDocument {
   FlatDocument& child();  // the document for maps inside this one's arrays
 
   std::vector<Field> fields_;
-  std::string keys_;  // field paths as the JSON text they are written as (escaped)
+  KeyBuffer keys_;
   std::string text_;
   std::unique_ptr<FlatDocument> child_;
 };

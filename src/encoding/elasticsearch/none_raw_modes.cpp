@@ -152,12 +152,41 @@ std::string_view Encoder::links_json(const pdata::Vec<pdata::SpanLink>& links) {
   return tmp_;
 }
 
-void Encoder::add_scope_fields(FlatDocument& doc, const pdata::InstrumentationScope& scope) {
+void Encoder::render_flat_scope(const pdata::Resource& resource, const pdata::InstrumentationScope& scope) {
+  // What every document of the scope repeats, sorted and de-dotted once: `Resource` and
+  // `Scope` are objects no other field of a none-mode document can reach into.
+  FlatDocument& part = flat_part();
+  flat_resource_.clear();
+  part.clear();
+  part.add_attributes({}, resource.attributes);
+  if (!part.empty()) {
+    JsonWriter w(flat_resource_, 0);
+    part.write(w);
+  }
+  flat_scope_.clear();
+  part.clear();
   // The Collector builds a map from name, version and then the attributes, so an
   // attribute called `name` or `version` replaces the field: added later, it wins.
-  doc.add_string_always("Scope.name", scope.name);
-  doc.add_string_always("Scope.version", scope.version);
-  doc.add_attributes("Scope", scope.attributes);
+  part.add_string_always("name", scope.name);
+  part.add_string_always("version", scope.version);
+  part.add_attributes({}, scope.attributes);
+  JsonWriter w(flat_scope_, 0);
+  part.write(w);
+}
+
+void Encoder::add_resource_and_scope(FlatDocument& doc, MappingMode mode, const pdata::Resource& resource,
+                                     const pdata::InstrumentationScope& scope) {
+  // A raw-mode attribute may be called `Resource.x` or `Scope`: then the fields merge as
+  // the Collector merges them, one by one.
+  if (mode == MappingMode::Raw && (doc.has_path("Resource") || doc.has_path("Scope"))) {
+    doc.add_attributes("Resource", resource.attributes);
+    doc.add_string_always("Scope.name", scope.name);
+    doc.add_string_always("Scope.version", scope.version);
+    doc.add_attributes("Scope", scope.attributes);
+    return;
+  }
+  if (!flat_resource_.empty()) doc.add_fragment("Resource", flat_resource_);
+  doc.add_fragment("Scope", flat_scope_);
 }
 
 void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, MappingMode mode,
@@ -169,6 +198,7 @@ void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, Mapping
   // What every document repeats: its action line, resource and scope (tail_ measures
   // them in otel form, about the size they take here).
   cache_scope(sl.scope, sl.schema_url, false);
+  render_flat_scope(rl.resource, sl.scope);
   if (!fits_output(written, sl.log_records.size(), scope_route_.action.size() + tail_.size(),
                    sl.log_records.size(), out.stats))
     return;
@@ -194,8 +224,7 @@ void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, Mapping
     doc.add_int("SeverityNumber", r.severity_number);
     doc.add_value("Body", r.body);
     doc.add_attributes(attributes_prefix, r.attributes);
-    doc.add_attributes("Resource", rl.resource.attributes);
-    add_scope_fields(doc, sl.scope);
+    add_resource_and_scope(doc, mode, rl.resource, sl.scope);
     doc.write(w);
     w.put('\n');
     push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
@@ -209,6 +238,7 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
                        scope_route_.route);
   scope_route_.build();
   cache_scope(ss.scope, ss.schema_url, false);
+  render_flat_scope(rs.resource, ss.scope);
   if (!fits_output(written, ss.spans.size(), scope_route_.action.size() + tail_.size(), ss.spans.size(),
                    out.stats))
     return;
@@ -236,7 +266,6 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
     doc.add_string("TraceStatusDescription", s.status.message);
     doc.add_text("Link", links_json(s.links));
     doc.add_attributes(raw ? "" : "Attributes", s.attributes);
-    doc.add_attributes("Resource", rs.resource.attributes);
     // Each event as `Events.<name>.time` and `Events.<name>.<attribute>` (raw: no
     // `Events.`); events that share a name share their fields, the last one winning.
     for (const auto& e : s.events) {
@@ -250,7 +279,7 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
     }
     // Microseconds, truncated toward zero; end before start is negative.
     doc.add_int("Duration", static_cast<std::int64_t>(s.end_time_unix_nano - s.start_time_unix_nano) / 1000);
-    add_scope_fields(doc, ss.scope);
+    add_resource_and_scope(doc, mode, rs.resource, ss.scope);
     doc.write(w);
     w.put('\n');
     push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
@@ -260,6 +289,11 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
 FlatDocument& Encoder::flat_doc() {
   if (!flat_doc_) flat_doc_ = std::make_unique<FlatDocument>();
   return *flat_doc_;
+}
+
+FlatDocument& Encoder::flat_part() {
+  if (!flat_part_) flat_part_ = std::make_unique<FlatDocument>();
+  return *flat_part_;
 }
 
 }  // namespace tern::encoding::es

@@ -123,5 +123,63 @@ TEST(EsObjModel, RichBodyMapBatchMatches) {
   EXPECT_EQ(action(x, 1), Json::parse(R"({"create":{"_id":"id-2","_index":"metrics-web_access-default"}})"));
 }
 
+// The none and raw modes against the Collector's way of building them (sort, de-duplicate,
+// nest a tree), on the benchmark workloads and on keys that need every rule.
+TEST(EsObjModel, NoneAndRawModesMatch) {
+  LogsData rich;
+  auto& a = rich.arena;
+  auto& rl = rich.resource_logs.emplace_back(a);
+  rl.resource.attributes.push_back(kv(a, "service.name", s(a, "svc \"q\" \xC3\xA9")));
+  rl.resource.attributes.push_back(kv(a, "service", kvlist(a, {kv(a, "version", s(a, "1"))})));
+  auto& sl = rl.scope_logs.emplace_back(a);
+  sl.scope.name = "x/receiver/filelogreceiver";
+  sl.scope.attributes.push_back(kv(a, "name", s(a, "replaces the scope name")));
+  auto& r = sl.log_records.emplace_back(a);
+  r.time_unix_nano = 1721314113467654123ull;
+  r.trace_id[3] = 7;
+  r.attributes.push_back(kv(a, "a", AnyValue::integer(1)));
+  r.attributes.push_back(kv(a, "a-b", AnyValue::integer(2)));
+  r.attributes.push_back(kv(a, "a.c", AnyValue::dbl(0.25)));
+  r.attributes.push_back(kv(a, "x", AnyValue::integer(1)));
+  r.attributes.push_back(kv(a, "x.value.z", AnyValue::integer(3)));
+  r.attributes.push_back(kv(a, "x.y", AnyValue::integer(2)));
+  r.attributes.push_back(kv(a, "k", AnyValue::integer(1)));
+  r.attributes.push_back(kv(a, "k", AnyValue::integer(2)));
+  r.attributes.push_back(kv(
+      a, "m",
+      kvlist(a, {kv(a, "list",
+                    array(a, {kvlist(a, {kv(a, "b.c", AnyValue::boolean(true)), kv(a, "b", s(a, "scalar"))}),
+                              AnyValue::bytes("\x01"), AnyValue{}, array(a, {})}))})));
+  r.body = kvlist(a, {kv(a, "msg", s(a, "line\n\ttab")), kv(a, "n", AnyValue::integer(-1))});
+  sl.log_records.emplace_back(a).attributes.push_back(kv(a, "data_stream.dataset", s(a, "App")));
+  for (const MappingMode mode : {MappingMode::None, MappingMode::Raw}) {
+    EncoderConfig cfg;
+    cfg.mode = mode;
+    for (std::size_t n : {1u, 10u, 100u}) {
+      LogsData logs;
+      tern::bench::build_logs_workload(n, logs);
+      TracesData traces;
+      tern::bench::build_traces_workload(n, traces);
+      EncodedBatch x, y;
+      Encoder(cfg).encode_logs(logs, x);
+      tern::bench::ObjModelEncoder(cfg).encode_logs(logs, y);
+      ASSERT_EQ(x.size(), n);
+      expect_same(x, y);
+      x.clear(), y.clear();
+      Encoder(cfg).encode_traces(traces, x);
+      tern::bench::ObjModelEncoder(cfg).encode_traces(traces, y);
+      ASSERT_EQ(x.size(), n);
+      expect_same(x, y);
+    }
+    EncodedBatch x, y;
+    Encoder(cfg).encode_logs(rich, x);
+    tern::bench::ObjModelEncoder(cfg).encode_logs(rich, y);
+    expect_valid(x);
+    expect_no_duplicate_keys(x);
+    ASSERT_EQ(x.size(), 2u);
+    expect_same(x, y);
+  }
+}
+
 }  // namespace
 }  // namespace tern::encoding::es::test

@@ -1,0 +1,234 @@
+// The objmodel baseline for the none and raw modes: the OpenTelemetry Collector's own
+// approach written plainly — a vector of (flattened key, value) fields per document,
+// sorted, de-duplicated, turned into a nested nlohmann tree (de-dotting) and dumped.
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "encoding/elasticsearch/flat_document.h"
+#include "objmodel.h"
+
+namespace tern::bench {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using namespace tern::pdata;
+namespace es = tern::encoding::es;
+
+struct Field {
+  std::string key;
+  Json value;
+  bool ignore = false;
+};
+using Doc = std::vector<Field>;
+
+std::string flatten(const std::string& path, std::string_view key) {
+  return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+
+std::string hex(const std::uint8_t* p, std::size_t n) {
+  static const char* d = "0123456789abcdef";
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) {
+    s += d[p[i] >> 4];
+    s += d[p[i] & 15];
+  }
+  return s;
+}
+
+std::string timestamp(std::uint64_t ns) {
+  char buf[es::kRfc3339NanoRoom];
+  return {buf, es::rfc3339_nano(buf, ns)};
+}
+
+Json tree(Doc& d);
+void add_attributes(Doc& d, const std::string& path, const Attributes& attrs);
+
+Json array_value(const AnyValue& v) {
+  Json a = Json::array();
+  for (const auto& e : *v.array) {
+    switch (e.kind) {
+      case ValueKind::String:
+        a.push_back(std::string(e.string_value));
+        break;
+      case ValueKind::Int:
+        a.push_back(e.int_value);
+        break;
+      case ValueKind::Double:
+        a.push_back(std::isfinite(e.double_value) ? Json(e.double_value) : Json());
+        break;
+      case ValueKind::Bool:
+        a.push_back(e.bool_value);
+        break;
+      case ValueKind::Array:
+        a.push_back(e.array ? array_value(e) : Json::array());
+        break;
+      case ValueKind::KvList: {
+        Doc sub;
+        if (e.kvlist) add_attributes(sub, "", *e.kvlist);
+        a.push_back(sub.empty() ? Json() : tree(sub));
+        break;
+      }
+      default:
+        a.push_back(nullptr);
+    }
+  }
+  return a;
+}
+
+void add_value(Doc& d, const std::string& path, std::string_view key, const AnyValue& v) {
+  switch (v.kind) {
+    case ValueKind::Empty:
+    case ValueKind::Bytes:
+      return;
+    case ValueKind::KvList:
+      if (v.kvlist) add_attributes(d, flatten(path, key), *v.kvlist);
+      return;
+    case ValueKind::Array:
+      if (v.array && !v.array->empty()) d.push_back({flatten(path, key), array_value(v)});
+      return;
+    case ValueKind::String:
+      d.push_back({flatten(path, key), std::string(v.string_value)});
+      return;
+    case ValueKind::Int:
+      d.push_back({flatten(path, key), v.int_value});
+      return;
+    case ValueKind::Double:
+      d.push_back({flatten(path, key), std::isfinite(v.double_value) ? Json(v.double_value) : Json()});
+      return;
+    case ValueKind::Bool:
+      d.push_back({flatten(path, key), v.bool_value});
+      return;
+  }
+}
+
+void add_attributes(Doc& d, const std::string& path, const Attributes& attrs) {
+  for (const auto& kv : attrs) add_value(d, path, kv.key, kv.value);
+}
+
+// Sort, rename scalars that are also objects to `.value`, keep the last of equal keys,
+// then nest by the dots.
+Json tree(Doc& d) {
+  const auto by_key = [](const Field& a, const Field& b) { return a.key < b.key; };
+  std::stable_sort(d.begin(), d.end(), by_key);
+  for (bool renamed = true; renamed;) {
+    renamed = false;
+    for (std::size_t i = 0; i + 1 < d.size(); ++i)
+      for (std::size_t j = i + 1; j < d.size(); ++j) {
+        if (d[j].key == d[i].key) continue;
+        if (d[j].key.rfind(d[i].key, 0) != 0) break;
+        if (d[j].key[d[i].key.size()] == '.') {
+          d[i].key += ".value";
+          renamed = true;
+          break;
+        }
+      }
+    if (renamed) std::stable_sort(d.begin(), d.end(), by_key);
+  }
+  Json out = Json::object();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i + 1 < d.size() && d[i + 1].key == d[i].key) continue;
+    Json* at = &out;
+    std::size_t start = 0;
+    for (std::size_t dot; (dot = d[i].key.find('.', start)) != std::string::npos; start = dot + 1)
+      at = &(*at)[d[i].key.substr(start, dot - start)];
+    (*at)[d[i].key.substr(start)] = std::move(d[i].value);
+  }
+  return out;
+}
+
+void scope_fields(Doc& d, const InstrumentationScope& s) {
+  d.push_back({"Scope.name", std::string(s.name)});
+  d.push_back({"Scope.version", std::string(s.version)});
+  add_attributes(d, "Scope", s.attributes);
+}
+
+void append(encoding::EncodedBatch& out, const es::Route& route, const Json& doc) {
+  encoding::EncodedItem it;
+  it.offset = static_cast<std::uint32_t>(out.data.size());
+  out.data += Json{{"create", {{"_index", route.index}}}}.dump();
+  out.data += '\n';
+  it.action_size = static_cast<std::uint32_t>(out.data.size() - it.offset);
+  out.data += doc.dump(-1, ' ', false, Json::error_handler_t::replace);
+  out.data += '\n';
+  it.size = static_cast<std::uint32_t>(out.data.size() - it.offset);
+  it.events = 1;
+  out.items.push_back(it);
+}
+
+const char* kind_name(SpanKind k) {
+  static const char* names[] = {"SPAN_KIND_UNSPECIFIED", "SPAN_KIND_INTERNAL", "SPAN_KIND_SERVER",
+                                "SPAN_KIND_CLIENT",      "SPAN_KIND_PRODUCER", "SPAN_KIND_CONSUMER"};
+  const auto i = static_cast<std::size_t>(k);
+  return i < std::size(names) ? names[i] : nullptr;
+}
+
+}  // namespace
+
+void ObjModelEncoder::encode_logs_flat(const LogsData& logs, encoding::EncodedBatch& out) {
+  const bool raw = config_.mode == es::MappingMode::Raw;
+  es::Route route;
+  for (const auto& rl : logs.resource_logs)
+    for (const auto& sl : rl.scope_logs)
+      for (const auto& r : sl.log_records) {
+        es::resolve_legacy_route(config_.logs_index, "logs", &r.attributes, sl.scope, rl.resource.attributes,
+                                 route);
+        Doc d;
+        d.push_back(
+            {"@timestamp", timestamp(r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano)});
+        if (!is_zero(r.trace_id)) d.push_back({"TraceId", hex(r.trace_id.data(), 16)});
+        if (!is_zero(r.span_id)) d.push_back({"SpanId", hex(r.span_id.data(), 8)});
+        d.push_back({"TraceFlags", r.flags});
+        if (!r.severity_text.empty()) d.push_back({"SeverityText", std::string(r.severity_text)});
+        d.push_back({"SeverityNumber", r.severity_number});
+        add_value(d, "", "Body", r.body);
+        add_attributes(d, raw ? "" : "Attributes", r.attributes);
+        add_attributes(d, "Resource", rl.resource.attributes);
+        scope_fields(d, sl.scope);
+        append(out, route, tree(d));
+      }
+}
+
+void ObjModelEncoder::encode_traces_flat(const TracesData& traces, encoding::EncodedBatch& out) {
+  const bool raw = config_.mode == es::MappingMode::Raw;
+  es::Route route;
+  for (const auto& rs : traces.resource_spans)
+    for (const auto& ss : rs.scope_spans)
+      for (const auto& s : ss.spans) {
+        es::resolve_legacy_route(config_.traces_index, "traces", &s.attributes, ss.scope,
+                                 rs.resource.attributes, route);
+        Doc d;
+        d.push_back({"@timestamp", timestamp(s.start_time_unix_nano)});
+        d.push_back({"EndTimestamp", timestamp(s.end_time_unix_nano)});
+        if (!is_zero(s.trace_id)) d.push_back({"TraceId", hex(s.trace_id.data(), 16)});
+        if (!is_zero(s.span_id)) d.push_back({"SpanId", hex(s.span_id.data(), 8)});
+        if (!is_zero(s.parent_span_id)) d.push_back({"ParentSpanId", hex(s.parent_span_id.data(), 8)});
+        if (!s.name.empty()) d.push_back({"Name", std::string(s.name)});
+        if (const char* k = kind_name(s.kind)) d.push_back({"Kind", k});
+        d.push_back({"TraceStatus", static_cast<int>(s.status.code)});
+        if (!s.status.message.empty()) d.push_back({"TraceStatusDescription", std::string(s.status.message)});
+        Json links = Json::array();
+        for (const auto& l : s.links) {
+          Doc attrs;
+          add_attributes(attrs, "", l.attributes);
+          links.push_back({{"attribute", tree(attrs)},
+                           {"spanID", is_zero(l.span_id) ? "" : hex(l.span_id.data(), 8)},
+                           {"traceID", is_zero(l.trace_id) ? "" : hex(l.trace_id.data(), 16)}});
+        }
+        d.push_back({"Link", links.dump()});
+        add_attributes(d, raw ? "" : "Attributes", s.attributes);
+        add_attributes(d, "Resource", rs.resource.attributes);
+        for (const auto& e : s.events) {
+          const std::string name = (raw ? "" : "Events.") + std::string(e.name);
+          d.push_back({name + ".time", timestamp(e.time_unix_nano)});
+          add_attributes(d, name, e.attributes);
+        }
+        d.push_back(
+            {"Duration", static_cast<std::int64_t>(s.end_time_unix_nano - s.start_time_unix_nano) / 1000});
+        scope_fields(d, ss.scope);
+        append(out, route, tree(d));
+      }
+}
+
+}  // namespace tern::bench
