@@ -197,15 +197,6 @@ bool FlatDocument::less(const Field& a, const Field& b) const {
   return a.seq < b.seq;
 }
 
-void FlatDocument::write_key(JsonWriter& w, std::string_view escaped_key) {
-  char* d = w.at(escaped_key.size() + 3);
-  *d++ = '"';
-  d = json::raw(d, escaped_key);
-  *d++ = '"';
-  *d++ = ':';
-  w.done(d);
-}
-
 void FlatDocument::add_attributes_at(std::uint32_t prefix_off, std::uint32_t prefix_len,
                                      const pdata::Attributes& attrs, int depth) {
   for (const auto& kv : attrs) add_value_at(prefix_off, prefix_len, kv.key, kv.value, depth);
@@ -309,6 +300,9 @@ void FlatDocument::write_dedotted(JsonWriter& w, int depth) {
   for (const Field& f : fields_) {
     if (f.kind == Kind::Ignore) continue;
     const std::string_view k = key(f);
+    // One reservation for the closing braces, the key's segments and a scalar value.
+    const std::size_t value = scalar_room(f);
+    char* d = w.at(open.size() + 6 * k.size() + 8 + value);
     // Close the objects this key is not inside of.
     if (k.size() < open.size() || !same_bytes(k.data(), open.data(), open.size())) {
       std::size_t l = 0;
@@ -316,28 +310,90 @@ void FlatDocument::write_dedotted(JsonWriter& w, int depth) {
       while (l > 0 && k[l - 1] != '.') --l;
       for (std::size_t p = l; p < open.size(); ++p)
         if (open[p] == '.') {
-          w.put('}');
+          *d++ = '}';
           --level;
         }
       open = k.substr(0, l);
       comma = true;
     }
     // Open the objects of the key's remaining path segments.
-    for (std::size_t dot; (dot = k.find('.', open.size())) != std::string_view::npos;) {
-      if (comma) w.put(',');
-      write_key(w, k.substr(open.size(), dot - open.size()));
-      w.put('{');
+    std::size_t seg = open.size();
+    for (std::size_t i = seg; i < k.size(); ++i) {
+      if (k[i] != '.') continue;
+      if (comma) *d++ = ',';
+      *d++ = '"';
+      d = json::raw(d, k.substr(seg, i - seg));
+      d = json::lit(d, "\":{");
       ++level;
-      open = k.substr(0, dot + 1);
+      seg = i + 1;
       comma = false;
     }
-    if (comma) w.put(',');
-    write_key(w, k.substr(open.size()));
-    write_value(w, f, depth);
+    open = k.substr(0, seg);
+    if (comma) *d++ = ',';
+    *d++ = '"';
+    d = json::raw(d, k.substr(seg));
+    d = json::lit(d, "\":");
+    if (value) {
+      w.done(write_scalar(d, f));
+    } else {
+      w.done(d);
+      write_value(w, f, depth);
+    }
     comma = true;
   }
-  for (; level > 0; --level) w.put('}');
-  w.put('}');
+  char* d = w.at(static_cast<std::size_t>(level) + 1);
+  for (; level > 0; --level) *d++ = '}';
+  *d++ = '}';
+  w.done(d);
+}
+
+std::size_t FlatDocument::scalar_room(const Field& f) const {
+  switch (f.kind) {
+    case Kind::String:
+      return f.s.size() <= json::kInlineString ? json::string_room(f.s.size()) : 0;
+    case Kind::Text:
+      return f.text_len <= json::kInlineString ? json::string_room(f.text_len) : 0;
+    case Kind::Int:
+      return json::kIntegerRoom;
+    case Kind::Double:
+      return json::kDoubleRoom;
+    case Kind::Bool:
+      return 5;
+    case Kind::Timestamp:
+      return kRfc3339NanoRoom + 2;
+    case Kind::Fragment:
+      return f.s.size() <= 4096 ? f.s.size() : 0;
+    case Kind::Array:
+    case Kind::Ignore:
+      return 0;
+  }
+  return 0;
+}
+
+char* FlatDocument::write_scalar(char* d, const Field& f) const {
+  switch (f.kind) {
+    case Kind::String:
+      return json::string(d, f.s);
+    case Kind::Text:
+      return json::string(d, {text_.data() + f.text_off, f.text_len});
+    case Kind::Int:
+      return json::integer(d, f.i);
+    case Kind::Double:
+      return json::dbl(d, f.d);  // NaN and infinities: null
+    case Kind::Bool:
+      return f.b ? json::lit(d, "true") : json::lit(d, "false");
+    case Kind::Timestamp:
+      *d++ = '"';
+      d = rfc3339_nano(d, f.ts);
+      *d++ = '"';
+      return d;
+    case Kind::Fragment:
+      return json::raw(d, f.s);
+    case Kind::Array:
+    case Kind::Ignore:
+      break;
+  }
+  return d;
 }
 
 void FlatDocument::write_value(JsonWriter& w, const Field& f, int depth) {

@@ -113,8 +113,7 @@ class FlatDocument {
   // A new field named `prefix.key` (prefix: a range of keys_, or none).
   Field& push(std::uint32_t prefix_off, std::uint32_t prefix_len, std::string_view key, Kind kind);
   Field& push(std::string_view key, Kind kind);
-  void append_key(std::string_view k);                                 // to keys_, JSON-escaped
-  static void write_key(JsonWriter& w, std::string_view escaped_key);  // "key":
+  void append_key(std::string_view k);  // to keys_, JSON-escaped
   void add_hex(std::string_view key, const std::uint8_t* id, std::size_t n);
   void add_value_at(std::uint32_t prefix_off, std::uint32_t prefix_len, std::string_view key,
                     const pdata::AnyValue& v, int depth);
@@ -127,6 +126,10 @@ class FlatDocument {
   void dedup();
   void write_dedotted(JsonWriter& w, int depth);
   void write_value(JsonWriter& w, const Field& f, int depth);
+  // Room write_scalar needs for `f`; 0 for values written through write_value (arrays,
+  // long strings).
+  std::size_t scalar_room(const Field& f) const;
+  char* write_scalar(char* d, const Field& f) const;
   void write_array(JsonWriter& w, const pdata::Vec<pdata::AnyValue>* a, int depth);
   FlatDocument& child();  // the document for maps inside this one's arrays
 

@@ -217,14 +217,28 @@ void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, Mapping
     const std::size_t action_end = w.size();
     doc.clear();
     doc.add_timestamp("@timestamp", r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
-    doc.add_id("TraceId", r.trace_id);
-    doc.add_id("SpanId", r.span_id);
-    doc.add_int("TraceFlags", r.flags);
-    doc.add_string("SeverityText", r.severity_text);
-    doc.add_int("SeverityNumber", r.severity_number);
-    doc.add_value("Body", r.body);
-    doc.add_attributes(attributes_prefix, r.attributes);
-    add_resource_and_scope(doc, mode, rl.resource, sl.scope);
+    // The fields in the order they sort (the sort then only orders the attributes among
+    // themselves), except in raw mode, where an attribute may have a field's name and must
+    // come after it, as in the Collector, to win.
+    if (mode == MappingMode::None) {
+      doc.add_attributes(attributes_prefix, r.attributes);
+      doc.add_value("Body", r.body);
+      add_resource_and_scope(doc, mode, rl.resource, sl.scope);
+      doc.add_int("SeverityNumber", r.severity_number);
+      doc.add_string("SeverityText", r.severity_text);
+      doc.add_id("SpanId", r.span_id);
+      doc.add_int("TraceFlags", r.flags);
+      doc.add_id("TraceId", r.trace_id);
+    } else {
+      doc.add_value("Body", r.body);
+      doc.add_int("SeverityNumber", r.severity_number);
+      doc.add_string("SeverityText", r.severity_text);
+      doc.add_id("SpanId", r.span_id);
+      doc.add_int("TraceFlags", r.flags);
+      doc.add_id("TraceId", r.trace_id);
+      doc.add_attributes(attributes_prefix, r.attributes);
+      add_resource_and_scope(doc, mode, rl.resource, sl.scope);
+    }
     doc.write(w);
     w.put('\n');
     push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
@@ -255,31 +269,51 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
     const SharedAction shared = write_action(w, *route, {}, {});
     const std::size_t action_end = w.size();
     doc.clear();
-    doc.add_timestamp("@timestamp", s.start_time_unix_nano);
-    doc.add_timestamp("EndTimestamp", s.end_time_unix_nano);
-    doc.add_id("TraceId", s.trace_id);
-    doc.add_id("SpanId", s.span_id);
-    doc.add_id("ParentSpanId", s.parent_span_id);
-    doc.add_string("Name", s.name);
-    doc.add_string("Kind", span_kind_name(s.kind));
-    doc.add_int("TraceStatus", static_cast<std::int64_t>(s.status.code));
-    doc.add_string("TraceStatusDescription", s.status.message);
-    doc.add_text("Link", links_json(s.links));
-    doc.add_attributes(raw ? "" : "Attributes", s.attributes);
     // Each event as `Events.<name>.time` and `Events.<name>.<attribute>` (raw: no
     // `Events.`); events that share a name share their fields, the last one winning.
-    for (const auto& e : s.events) {
-      event_key_.clear();
-      if (!raw) event_key_.append("Events.");
-      event_key_.append(e.name);
-      const std::size_t name_end = event_key_.size();
-      event_key_.append(".time");
-      doc.add_timestamp(event_key_, e.time_unix_nano);
-      doc.add_attributes(std::string_view(event_key_).substr(0, name_end), e.attributes);
-    }
+    const auto add_events = [&] {
+      for (const auto& e : s.events) {
+        event_key_.clear();
+        if (!raw) event_key_.append("Events.");
+        event_key_.append(e.name);
+        const std::size_t name_end = event_key_.size();
+        event_key_.append(".time");
+        doc.add_timestamp(event_key_, e.time_unix_nano);
+        doc.add_attributes(std::string_view(event_key_).substr(0, name_end), e.attributes);
+      }
+    };
     // Microseconds, truncated toward zero; end before start is negative.
-    doc.add_int("Duration", static_cast<std::int64_t>(s.end_time_unix_nano - s.start_time_unix_nano) / 1000);
-    add_resource_and_scope(doc, mode, rs.resource, ss.scope);
+    const auto duration = static_cast<std::int64_t>(s.end_time_unix_nano - s.start_time_unix_nano) / 1000;
+    doc.add_timestamp("@timestamp", s.start_time_unix_nano);
+    if (!raw) {  // in the order they sort, as for logs
+      doc.add_attributes("Attributes", s.attributes);
+      doc.add_int("Duration", duration);
+      doc.add_timestamp("EndTimestamp", s.end_time_unix_nano);
+      add_events();
+      doc.add_string("Kind", span_kind_name(s.kind));
+      doc.add_text("Link", links_json(s.links));
+      doc.add_string("Name", s.name);
+      doc.add_id("ParentSpanId", s.parent_span_id);
+      add_resource_and_scope(doc, mode, rs.resource, ss.scope);
+      doc.add_id("SpanId", s.span_id);
+      doc.add_id("TraceId", s.trace_id);
+      doc.add_int("TraceStatus", static_cast<std::int64_t>(s.status.code));
+      doc.add_string("TraceStatusDescription", s.status.message);
+    } else {  // the Collector's order: attributes and events win over equal field names
+      doc.add_timestamp("EndTimestamp", s.end_time_unix_nano);
+      doc.add_id("TraceId", s.trace_id);
+      doc.add_id("SpanId", s.span_id);
+      doc.add_id("ParentSpanId", s.parent_span_id);
+      doc.add_string("Name", s.name);
+      doc.add_string("Kind", span_kind_name(s.kind));
+      doc.add_int("TraceStatus", static_cast<std::int64_t>(s.status.code));
+      doc.add_string("TraceStatusDescription", s.status.message);
+      doc.add_text("Link", links_json(s.links));
+      doc.add_attributes({}, s.attributes);
+      add_events();
+      doc.add_int("Duration", duration);
+      add_resource_and_scope(doc, mode, rs.resource, ss.scope);
+    }
     doc.write(w);
     w.put('\n');
     push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
