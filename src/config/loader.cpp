@@ -533,6 +533,19 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
               {"bodymap", std::string("bodymap")},
               {"none", std::string("none")},
               {"raw", std::string("raw")}});
+    m.strings("allowed_modes", c.mapping_allowed_modes);
+    const std::vector<std::string> modes = {"otel", "bodymap", "none", "raw"};
+    for (const auto& name : c.mapping_allowed_modes)
+      if (std::find(modes.begin(), modes.end(), name) == modes.end())
+        ctx.error(m.mark("allowed_modes"),
+                  fmt::format("{}.allowed_modes: invalid value \"{}\" (expected one of: {}){}",
+                              r.sub_path("mapping"), name, join(modes), suggest(name, modes)));
+    if (!c.mapping_allowed_modes.empty() &&
+        std::find(c.mapping_allowed_modes.begin(), c.mapping_allowed_modes.end(), c.mapping_mode) ==
+            c.mapping_allowed_modes.end())
+      ctx.error(m.mark("allowed_modes"),
+                fmt::format("{}: mode \"{}\" is not one of allowed_modes ({})", r.sub_path("mapping"),
+                            c.mapping_mode, join(c.mapping_allowed_modes)));
   }
   r.str("logs_index", c.logs_index);
   r.str("metrics_index", c.metrics_index);

@@ -31,6 +31,12 @@ EncoderConfig encoder_config(const config::ElasticsearchExporterConfig& c) {
   e.traces_index = c.traces_index;
   e.logs_dynamic_id = c.logs_dynamic_id;
   e.mode = encoding::es::parse_mapping_mode(c.mapping_mode).value_or(encoding::es::MappingMode::Otel);
+  if (!c.mapping_allowed_modes.empty()) {
+    e.allowed_modes = 0;
+    for (const auto& name : c.mapping_allowed_modes)
+      if (const auto m = encoding::es::parse_mapping_mode(name))
+        e.allowed_modes |= 1u << static_cast<unsigned>(*m);
+  }
   // Batches waiting in the memory queue hold each distinct action line once (the sender
   // writes it before each of its documents): ~12 % less memory per log record. With gzip
   // the sender gathers the pieces into blocks for deflate anyway (+0.03 CPU-µs per event);

@@ -822,6 +822,37 @@ service:
   }
 }
 
+TEST(Problems, MappingAllowedModesAreKnownModesIncludingTheConfiguredOne) {
+  const std::string head = R"(
+receivers:
+  otlp:
+    protocols: {grpc: }
+exporters:
+  elasticsearch:
+    endpoint: http://x:9200
+)";
+  const std::string tail = R"(
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch]}
+)";
+  auto r = load(head + "    mapping: {mode: none, allowed_modes: [none, otel]}" + tail);
+  ASSERT_THAT(messages(r), IsEmpty());
+  EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_allowed_modes,
+            (std::vector<std::string>{"none", "otel"}));
+  r = load(head + "    mapping: {allowed_modes: [otel, ecs, bodymapp]}" + tail);
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre("t.yaml:7:30: error: exporters.elasticsearch.mapping.allowed_modes: invalid value \"ecs\" "
+                  "(expected one of: otel, bodymap, none, raw)",
+                  "t.yaml:7:30: error: exporters.elasticsearch.mapping.allowed_modes: invalid value "
+                  "\"bodymapp\" (expected one of: otel, bodymap, none, raw) (did you mean \"bodymap\"?)"));
+  r = load(head + "    mapping: {allowed_modes: [bodymap]}" + tail);
+  EXPECT_THAT(messages(r),
+              ElementsAre("t.yaml:7:30: error: exporters.elasticsearch.mapping: mode \"otel\" is not "
+                          "one of allowed_modes (bodymap)"));
+}
+
 TEST(Problems, UnusedComponentsAreWarningsOnly) {
   auto r = load(R"(
 receivers:

@@ -845,7 +845,10 @@ void Encoder::encode_logs(const pdata::LogsData& logs, EncodedBatch& out) {
 
 std::optional<MappingMode> Encoder::scope_mode(const pdata::InstrumentationScope& scope) const {
   const AnyValue* v = find_string(&scope.attributes, "elastic.mapping.mode");
-  return v ? parse_mapping_mode(v->string_value) : std::optional<MappingMode>(config_.mode);
+  if (!v) return config_.mode;
+  const std::optional<MappingMode> asked = parse_mapping_mode(v->string_value);
+  if (asked && !(config_.allowed_modes >> static_cast<unsigned>(*asked) & 1)) return std::nullopt;
+  return asked;
 }
 
 void Encoder::encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, const pdata::ResourceLogs& rl,

@@ -51,6 +51,9 @@ struct EncoderConfig {
   std::string traces_index;      // static index for spans (empty: route)
   bool logs_dynamic_id = false;  // `elasticsearch.document_id` attribute -> `_id`
   MappingMode mode = MappingMode::Otel;
+  // Modes a scope's `elastic.mapping.mode` attribute may ask for (bit 1 << MappingMode);
+  // a scope asking for another one is counted unsupported_mode (`mapping.allowed_modes`).
+  std::uint8_t allowed_modes = 0xff;
   // Items whose action line is the same as one already written in the same output (same
   // route, no `_id`, no dynamic templates) refer to it instead of repeating it
   // (EncodedItem::action_at). The collector's queues use it: ~12 % less memory per queued
@@ -166,7 +169,8 @@ class Encoder {
   void encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out);
   // The scope's `elastic.mapping.mode` attribute (a non-empty string) overrides
   // config_.mode for its items, as in the OpenTelemetry Collector; nullopt for a mode this
-  // encoder does not have: the scope's items are counted unsupported_mode.
+  // encoder does not have or config_.allowed_modes leaves out: the scope's items are
+  // counted unsupported_mode.
   std::optional<MappingMode> scope_mode(const pdata::InstrumentationScope& scope) const;
   // `written`: bytes this encode call has appended so far (fits_output).
   void encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, const pdata::ResourceLogs& rl,

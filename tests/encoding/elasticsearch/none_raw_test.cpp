@@ -247,6 +247,25 @@ TEST(EsNoneRaw, AScopeCanAskForNoneOrRawUnderAnOtelConfig) {
   EXPECT_EQ(action(b, 1)["create"]["_index"], "logs-generic.otel-default");
 }
 
+TEST(EsNoneRaw, AScopeMayOnlyAskForAnAllowedMode) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.sl->scope.attributes.push_back(kv(a, "elastic.mapping.mode", s(a, "raw")));
+  f.add();
+  f.add();
+  auto& allowed = f.rl->scope_logs.emplace_back(a);
+  allowed.scope.attributes.push_back(kv(a, "elastic.mapping.mode", s(a, "none")));
+  allowed.log_records.emplace_back(a);
+  f.rl->scope_logs.emplace_back(a).log_records.emplace_back(a);  // no attribute: the configured mode
+  EncoderConfig c = config();
+  c.allowed_modes = 1u << unsigned(MappingMode::Otel) | 1u << unsigned(MappingMode::None);
+  auto b = f.encode(c);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_TRUE(doc(b, 0).contains("Scope"));                   // none
+  EXPECT_TRUE(doc(b, 1).contains("scope"));                   // otel
+  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 2u);  // the raw scope's records
+}
+
 struct SpanFixture {
   TracesData d;
   ScopeSpans* ss;
