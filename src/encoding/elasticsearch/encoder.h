@@ -183,8 +183,8 @@ class Encoder {
                                EncodedBatch& out);
   // flat_resource_ and flat_scope_ for the scope about to be written.
   void render_flat_scope(const pdata::Resource& resource, const pdata::InstrumentationScope& scope);
-  void add_resource_and_scope(FlatDocument& doc, MappingMode mode, const pdata::Resource& resource,
-                              const pdata::InstrumentationScope& scope);
+  void add_resource(FlatDocument& doc, bool merge, const pdata::Resource& resource);
+  void add_scope(FlatDocument& doc, bool merge, const pdata::InstrumentationScope& scope);
   std::string_view links_json(const pdata::Vec<pdata::SpanLink>& links);
   void write_go_json(JsonWriter& w, const pdata::AnyValue& v, int depth);
   void write_go_map(JsonWriter& w, const pdata::Attributes* kv, int depth);

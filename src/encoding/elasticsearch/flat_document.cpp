@@ -152,14 +152,6 @@ void FlatDocument::add_fragment(std::string_view k, std::string_view json) {
   push(k, Kind::Fragment).s = json;
 }
 
-bool FlatDocument::has_path(std::string_view name) const {
-  for (const Field& f : fields_) {
-    const std::string_view k = key(f);
-    if (k.starts_with(name) && (k.size() == name.size() || k[name.size()] == '.')) return true;
-  }
-  return false;
-}
-
 void FlatDocument::set_head(Field& f) const {
   std::uint64_t h;
   std::memcpy(&h, keys_.data() + f.key_off, 8);  // KeyBuffer's slack: in bounds

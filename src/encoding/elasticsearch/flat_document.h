@@ -61,8 +61,6 @@ class FlatDocument {
 
   // Sorts, de-duplicates and writes the document as one JSON object.
   void write(JsonWriter& w);
-  // True when a field's path is `name` or starts with `name.` (`name` unescaped ASCII).
-  bool has_path(std::string_view name) const;
   bool empty() const { return fields_.empty(); }
 
  private:

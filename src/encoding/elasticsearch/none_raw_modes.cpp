@@ -174,19 +174,35 @@ void Encoder::render_flat_scope(const pdata::Resource& resource, const pdata::In
   part.write(w);
 }
 
-void Encoder::add_resource_and_scope(FlatDocument& doc, MappingMode mode, const pdata::Resource& resource,
-                                     const pdata::InstrumentationScope& scope) {
-  // A raw-mode attribute may be called `Resource.x` or `Scope`: then the fields merge as
-  // the Collector merges them, one by one.
-  if (mode == MappingMode::Raw && (doc.has_path("Resource") || doc.has_path("Scope"))) {
+namespace {
+// True when a raw-mode key lands in the `Resource` or `Scope` object (`Scope`, `Resource.x`).
+bool reaches_resource_or_scope(std::string_view k) {
+  for (const std::string_view top : {std::string_view("Resource"), std::string_view("Scope")})
+    if (k.starts_with(top) && (k.size() == top.size() || k[top.size()] == '.')) return true;
+  return false;
+}
+bool reaches_resource_or_scope(const pdata::Attributes& attrs) {
+  for (const auto& kv : attrs)
+    if (reaches_resource_or_scope(kv.key)) return true;
+  return false;
+}
+}  // namespace
+
+// `merge`: a raw-mode record has fields inside `Resource` or `Scope`, which then merge with
+// them field by field, in the Collector's order; otherwise both objects are the text
+// rendered once for the scope.
+void Encoder::add_resource(FlatDocument& doc, bool merge, const pdata::Resource& resource) {
+  if (merge)
     doc.add_attributes("Resource", resource.attributes);
-    doc.add_string_always("Scope.name", scope.name);
-    doc.add_string_always("Scope.version", scope.version);
-    doc.add_attributes("Scope", scope.attributes);
-    return;
-  }
-  if (!flat_resource_.empty()) doc.add_fragment("Resource", flat_resource_);
-  doc.add_fragment("Scope", flat_scope_);
+  else if (!flat_resource_.empty())
+    doc.add_fragment("Resource", flat_resource_);
+}
+
+void Encoder::add_scope(FlatDocument& doc, bool merge, const pdata::InstrumentationScope& scope) {
+  if (!merge) return doc.add_fragment("Scope", flat_scope_);
+  doc.add_string_always("Scope.name", scope.name);
+  doc.add_string_always("Scope.version", scope.version);
+  doc.add_attributes("Scope", scope.attributes);
 }
 
 void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, MappingMode mode,
@@ -223,7 +239,8 @@ void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, Mapping
     if (mode == MappingMode::None) {
       doc.add_attributes(attributes_prefix, r.attributes);
       doc.add_value("Body", r.body);
-      add_resource_and_scope(doc, mode, rl.resource, sl.scope);
+      add_resource(doc, false, rl.resource);
+      add_scope(doc, false, sl.scope);
       doc.add_int("SeverityNumber", r.severity_number);
       doc.add_string("SeverityText", r.severity_text);
       doc.add_id("SpanId", r.span_id);
@@ -237,7 +254,9 @@ void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, Mapping
       doc.add_int("TraceFlags", r.flags);
       doc.add_id("TraceId", r.trace_id);
       doc.add_attributes(attributes_prefix, r.attributes);
-      add_resource_and_scope(doc, mode, rl.resource, sl.scope);
+      const bool merge = reaches_resource_or_scope(r.attributes);
+      add_resource(doc, merge, rl.resource);
+      add_scope(doc, merge, sl.scope);
     }
     doc.write(w);
     w.put('\n');
@@ -294,7 +313,8 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
       doc.add_text("Link", links_json(s.links));
       doc.add_string("Name", s.name);
       doc.add_id("ParentSpanId", s.parent_span_id);
-      add_resource_and_scope(doc, mode, rs.resource, ss.scope);
+      add_resource(doc, false, rs.resource);
+      add_scope(doc, false, ss.scope);
       doc.add_id("SpanId", s.span_id);
       doc.add_id("TraceId", s.trace_id);
       doc.add_int("TraceStatus", static_cast<std::int64_t>(s.status.code));
@@ -309,10 +329,13 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
       doc.add_int("TraceStatus", static_cast<std::int64_t>(s.status.code));
       doc.add_string("TraceStatusDescription", s.status.message);
       doc.add_text("Link", links_json(s.links));
+      bool merge = reaches_resource_or_scope(s.attributes);
+      for (const auto& e : s.events) merge = merge || reaches_resource_or_scope(e.name);
       doc.add_attributes({}, s.attributes);
+      add_resource(doc, merge, rs.resource);
       add_events();
       doc.add_int("Duration", duration);
-      add_resource_and_scope(doc, mode, rs.resource, ss.scope);
+      add_scope(doc, merge, ss.scope);
     }
     doc.write(w);
     w.put('\n');

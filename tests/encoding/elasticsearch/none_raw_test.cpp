@@ -266,6 +266,21 @@ TEST(EsNoneRaw, AScopeMayOnlyAskForAnAllowedMode) {
   EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 2u);  // the raw scope's records
 }
 
+TEST(EsNoneRaw, RawAttributesInsideResourceOrScopeMergeInTheCollectorsOrder) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.rl->resource.attributes.push_back(kv(a, "service.name", s(a, "svc")));
+  auto& r = f.add();
+  r.attributes.push_back(kv(a, "Resource.service.name", s(a, "from an attribute")));
+  r.attributes.push_back(kv(a, "Scope", kvlist(a, {kv(a, "extra", AnyValue::integer(1))})));
+  f.add();  // nothing of its own there: the scope's rendered objects
+  auto b = f.encode(mode_config(MappingMode::Raw));
+  // The resource comes after the attributes in the Collector, so it wins; the scope merges.
+  EXPECT_EQ(doc(b, 0)["Resource"], Json::parse(R"({"service":{"name":"svc"}})"));
+  EXPECT_EQ(doc(b, 0)["Scope"], Json::parse(R"({"extra":1,"name":"","version":""})"));
+  EXPECT_EQ(doc(b, 1)["Scope"], Json::parse(R"({"name":"","version":""})"));
+}
+
 struct SpanFixture {
   TracesData d;
   ScopeSpans* ss;
@@ -360,6 +375,18 @@ TEST(EsNoneRaw, SpanWithoutLinksSaysSoAndLinkValuesFollowGo) {
   EXPECT_EQ(
       doc(b, 1)["Link"],
       R"([{"attribute":{"big":1e+21,"half":-0.5,"nan":null},"spanID":"","traceID":"3132333435363738393a3b3c3d3e3f40"}])");
+}
+
+TEST(EsNoneRaw, RawSpanEventsComeAfterTheResourceAsInTheCollector) {
+  SpanFixture f;
+  auto& a = f.d.arena;
+  f.d.resource_spans[0].resource.attributes.push_back(kv(a, "time", s(a, "a resource attribute")));
+  auto& sp = f.add();
+  sp.events[0].name = "Resource";  // its `Resource.time` meets the resource's `time`
+  auto b = f.encode(mode_config(MappingMode::Raw));
+  EXPECT_EQ(doc(b, 0)["Resource"]["time"], "2024-07-18T14:48:33.467655123Z");
+  EXPECT_EQ(doc(b, 0)["Resource"]["service"]["name"], "svc");
+  EXPECT_EQ(doc(b, 0)["Resource"]["exception"]["type"], "E");
 }
 
 TEST(EsNoneRaw, TracesRouteToTracesDataStreams) {
