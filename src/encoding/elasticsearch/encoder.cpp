@@ -650,6 +650,7 @@ Encoder::CachedRoute* Encoder::cached_route(const Route& route) {
 void Encoder::begin_output() {
   scope_route_.written_at = std::string::npos;
   event_route_.written_at = std::string::npos;
+  shared_action_bytes_ = 0;
 }
 
 Encoder::SharedAction Encoder::write_action(JsonWriter& w, const Route& route, std::string_view id,
@@ -658,9 +659,11 @@ Encoder::SharedAction Encoder::write_action(JsonWriter& w, const Route& route, s
   if (cached && id.empty()) {
     if (dynamic_templates.empty()) {
       if (config_.share_action_lines) {
-        if (cached->written_at != std::string::npos)
+        if (cached->written_at != std::string::npos) {
+          shared_action_bytes_ += cached->action.size();
           return {static_cast<std::uint32_t>(cached->written_at),
                   static_cast<std::uint32_t>(cached->action.size())};
+        }
         cached->written_at = w.size();
       }
       w.padded(cached->action);
@@ -696,6 +699,9 @@ void Encoder::write_data_stream(JsonWriter& w, const Route& r) {
 bool Encoder::fits_output(std::size_t written, std::size_t docs, std::size_t per_doc, std::uint64_t events,
                           EncodeStats& stats) const {
   const std::size_t max = config_.max_output_bytes;
+  // Counted as the bulk NDJSON the items make, shared action lines as if repeated: the same
+  // scopes fit whether or not action lines are shared (found by es_encode_fuzz).
+  written += shared_action_bytes_;
   // Both factors are counts and sizes from one request (far below 2^32): no wrap.
   if (written >= max ? docs == 0 : docs * per_doc <= max - written) return true;
   stats.count(EncodeReject::OutputTooLarge, events);

@@ -159,8 +159,9 @@ class Encoder {
   void begin_output();  // a new output: no action line of it can be shared yet
   void write_data_stream(JsonWriter& w, const Route& r);
   // False when `docs` documents that each repeat `per_doc` bytes cannot fit in what is
-  // left of config_.max_output_bytes after the `written` bytes of this call; the scope's
-  // `events` are then counted as output_too_large.
+  // left of config_.max_output_bytes after the `written` bytes of this call (plus the
+  // action lines it shared instead of repeating); the scope's `events` are then counted as
+  // output_too_large.
   bool fits_output(std::size_t written, std::size_t docs, std::size_t per_doc, std::uint64_t events,
                    EncodeStats& stats) const;
   // What every log or span document of the current scope repeats: action line,
@@ -218,6 +219,7 @@ class Encoder {
   Route route_;
   CachedRoute scope_route_, event_route_;  // event_route_: span events (logs) of the current scope
   bool event_route_ready_ = false;
+  std::size_t shared_action_bytes_ = 0;  // action line bytes this output shared (fits_output)
   std::string_view static_index_, type_;
   const pdata::InstrumentationScope* scope_ = nullptr;
   const pdata::Attributes* resource_ = nullptr;

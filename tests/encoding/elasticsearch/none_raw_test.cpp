@@ -419,6 +419,30 @@ TEST(EsNoneRaw, DataPointsAreRejectedAsUnsupported) {
   }
 }
 
+// The output bound counts shared action lines as if repeated, so sharing them never lets a
+// scope in that would not fit otherwise (es_encode_fuzz found the difference).
+TEST(EsNoneRaw, TheOutputBoundAdmitsTheSameScopesWithSharedActionLines) {
+  TracesData d;
+  auto& a = d.arena;
+  auto& rs = d.resource_spans.emplace_back(a);
+  for (int scope = 0; scope < 4; ++scope) {
+    auto& ss = rs.scope_spans.emplace_back(a);
+    for (int i = 0; i < 3; ++i) ss.spans.emplace_back(a).name = "span";
+  }
+  for (const MappingMode mode : {MappingMode::Otel, MappingMode::None, MappingMode::Raw})
+    for (std::size_t bound = 100; bound < 4000; bound += 25) {
+      EncoderConfig c = mode_config(mode);
+      c.max_output_bytes = bound;
+      EncodedBatch plain, shared;
+      Encoder(c).encode_traces(d, plain);
+      Encoder(sharing(c)).encode_traces(d, shared);
+      ASSERT_EQ(shared.size(), plain.size()) << "bound " << bound;
+      expect_shared_equivalent(shared, plain);
+      ASSERT_EQ(rejected(shared, EncodeReject::OutputTooLarge),
+                rejected(plain, EncodeReject::OutputTooLarge));
+    }
+}
+
 TEST(EsNoneRaw, TheOutputBoundCoversTheseModesToo) {
   LogsFixture f;
   auto& a = f.d.arena;
