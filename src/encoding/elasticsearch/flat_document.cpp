@@ -127,14 +127,7 @@ void FlatDocument::add_hex(std::string_view k, const std::uint8_t* id, std::size
   json::hex(text_.data() + f.text_off, id, n);
 }
 
-void FlatDocument::add_value(std::string_view k, const AnyValue& v) {
-  if (v.kind != ValueKind::KvList) return add_value_at(0, 0, k, v, 0);
-  if (!v.kvlist) return;
-  // The map's keys go under `k.`: keep `k` in the key buffer as their prefix.
-  const auto off = keys_.size();
-  append_key(k);
-  add_attributes_at(off, keys_.size() - off, *v.kvlist, 1);
-}
+void FlatDocument::add_value(std::string_view k, const AnyValue& v) { add_value_at(0, 0, k, v, 0); }
 
 void FlatDocument::add_attributes(std::string_view prefix, const pdata::Attributes& attrs) {
   const auto off = keys_.size();
