@@ -933,7 +933,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
           // The common case: the scope's action line, both timestamps and its
           // data_stream in one reservation.
           const CachedRoute& c = scope_route_;
-          d = w.at(c.action.size() + c.data_stream.size() + 2 * json::kPad + kTimestampsRoom);
+          d = w.at(json::padded_room(c.action) + json::padded_room(c.data_stream) + kTimestampsRoom);
           d = json::padded_copy(d, c.action);
           action_end = w.pos(d);
           d = json::padded_copy(timestamps(d), c.data_stream);
@@ -965,7 +965,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
         const AnyValue& b = r.body;
         // Scalar bodies (the common case): resource, scope, body and the end in one go.
         if (const std::size_t room = b.kind == ValueKind::Empty ? 0 : scalar_room(b)) {
-          d = json::padded_copy(w.at(tail_.size() + json::kPad + room + 24), tail_);
+          d = json::padded_copy(w.at(json::padded_room(tail_) + room + 24), tail_);
           d = json::lit(d, ",\"body\":{\"text\":");
           // String bodies (nearly all logs) inline; other scalars through the switch.
           d = b.kind == ValueKind::String ? json::string(d, b.string_value) : write_scalar(d, b);
@@ -1128,7 +1128,7 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
         }
         if (s.status.code == pdata::StatusCode::Ok) field(w, sf, "\"code\":\"Ok\"");
         if (s.status.code == pdata::StatusCode::Error) field(w, sf, "\"code\":\"Error\"");
-        d = json::lit(w.at(tail_.size() + json::kPad + 3), "}");
+        d = json::lit(w.at(json::padded_room(tail_) + 3), "}");
         d = json::padded_copy(d, tail_);
         w.done(json::lit(d, "}\n"));
         push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);

@@ -13,6 +13,7 @@
 // The string is grown in chunks of a few KiB without zero-filling them
 // (encoding::grow_for_overwrite) and trimmed to the written size by finish()
 // or the destructor; in between, out.size() is meaningless.
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdint>
@@ -51,16 +52,21 @@ inline char* raw(char* d, std::string_view s) {
 }
 
 // Fragments copied into every document (action line, data_stream, resource
-// and scope) are kept padded: kPad readable bytes past their end, so that a
-// copy moves whole 16-byte blocks inline instead of calling memcpy for a
-// 40-200 byte piece. pad() after (re)building one; padded_copy() needs
-// s.size() + kPad bytes of room and may write garbage into the last kPad.
+// and scope) are kept padded: readable bytes past their end up to at least
+// kPaddedMin, and at least kPad of them, so that a copy moves whole 16-byte
+// blocks inline instead of calling memcpy for a 20-200 byte piece. Up to
+// kPaddedMin bytes (most fragments) are four fixed moves with no loop. pad()
+// after (re)building one; padded_copy() needs padded_room(s) bytes of room and
+// may write garbage past s.size() within it.
 constexpr std::size_t kPad = 16;
-inline void pad(std::string& s) { s.reserve(s.size() + kPad); }
+constexpr std::size_t kPaddedMin = 64;
+inline std::size_t padded_room(const std::string& s) { return std::max(s.size() + kPad, kPaddedMin); }
+inline void pad(std::string& s) { s.reserve(padded_room(s)); }
 inline char* padded_copy(char* d, const std::string& s) {
   const char* src = s.data();
   const std::size_t n = s.size();  // read once: the stores below may alias the string
-  for (std::size_t i = 0; i < n; i += kPad) std::memcpy(d + i, src + i, kPad);
+  std::memcpy(d, src, kPaddedMin);  // compile-time size: four 16-byte moves
+  for (std::size_t i = kPaddedMin; i < n; i += kPad) std::memcpy(d + i, src + i, kPad);
   return d + n;
 }
 
@@ -78,12 +84,14 @@ inline bool clean8(std::uint64_t x) {
 char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t stop, std::size_t n);
 
 #if defined(__SSE2__)
-// Bit i set when byte i needs escaping or UTF-8 validation. The signed
-// compare catches both < 0x20 and >= 0x80 (negative as int8).
+// Bit i set when byte i needs escaping or UTF-8 validation. One signed
+// compare catches < 0x20, '"' and >= 0x80: x ^ 2 maps '"' (0x22) to 0x20 and
+// keeps 0x00-0x1f among themselves, so (x ^ 2) < 0x21 holds exactly for those
+// and for the bytes >= 0x80 (negative as int8). Backslash takes its own compare.
 inline unsigned special16(__m128i x) {
-  const __m128i special = _mm_or_si128(
-      _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
-      _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+  const __m128i special =
+      _mm_or_si128(_mm_cmplt_epi8(_mm_xor_si128(x, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x21)),
+                   _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
   return static_cast<unsigned>(_mm_movemask_epi8(special));
 }
 inline bool clean16(__m128i x) { return special16(x) == 0; }
@@ -115,7 +123,8 @@ constexpr std::size_t kPage = 4096;
   // n == 0 stays out: an empty view may point just past its buffer, even into an unmapped page.
   if (n - 1 < 15 && (reinterpret_cast<std::uintptr_t>(p) & (kPage - 1)) <= kPage - 16) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    if ((special16(x) & ((1u << n) - 1)) == 0) {
+    // No special byte among the first n: the lowest set bit (bit 16 when none) is at n or beyond.
+    if (static_cast<std::size_t>(__builtin_ctz(special16(x) | 0x10000u)) >= n) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(d), x);  // room: escaped_room(n) >= 16
       return d + n;
     }
@@ -275,7 +284,7 @@ class JsonWriter {
   }
   void raw(std::string_view s) { done(json::raw(at(s.size()), s)); }
   // A fragment kept with json::pad().
-  void padded(const std::string& s) { done(json::padded_copy(at(s.size() + json::kPad), s)); }
+  void padded(const std::string& s) { done(json::padded_copy(at(json::padded_room(s)), s)); }
   void put(char c) {
     char* d = at(1);
     *d = c;

@@ -127,6 +127,37 @@ TEST(EsJsonWriter, EscapeAtEveryBlockPosition) {
   }
 }
 
+// Every byte value at every position of short strings: the one-compare class
+// test ((x ^ 2) < 0x21 signed, plus backslash) must single out exactly the
+// bytes below 0x20, '"', '\\' and those from 0x80, and nothing next to them
+// (' ', '!', '#', '[', ']', 0x7f).
+TEST(EsJsonWriter, EveryByteValueAtEveryShortPosition) {
+  for (int b = 0; b < 256; ++b)
+    for (std::size_t n = 1; n <= 33; ++n)
+      for (std::size_t pos = 0; pos < n; ++pos) {
+        std::string s(n, 'k');
+        s[pos] = static_cast<char>(b);
+        ASSERT_EQ(escape(s), reference_escape(s)) << "byte " << b << " len " << n << " pos " << pos;
+      }
+}
+
+// Padded fragments are copied in fixed 64-byte moves, then 16-byte blocks: every
+// size around those steps comes out exact, and nothing is written past the room.
+TEST(EsJsonWriter, PaddedCopyAtEverySize) {
+  for (std::size_t n = 0; n <= 200; ++n) {
+    std::string frag;
+    for (std::size_t i = 0; i < n; ++i) frag += static_cast<char>('a' + i % 26);
+    json::pad(frag);
+    ASSERT_GE(frag.capacity(), json::padded_room(frag));
+    std::string out(json::padded_room(frag) + 8, '#');
+    char* end = json::padded_copy(out.data() + 1, frag);
+    ASSERT_EQ(static_cast<std::size_t>(end - out.data()), n + 1);
+    EXPECT_EQ(out.substr(1, n), frag) << n;
+    EXPECT_EQ(out[0], '#');
+    EXPECT_EQ(out.substr(1 + json::padded_room(frag)), std::string(7, '#')) << n;
+  }
+}
+
 // Strings shorter than 16 bytes are checked with one 16-byte load that may
 // read past their end: whatever follows them (quotes, control bytes, broken
 // UTF-8) must not change their escape.
