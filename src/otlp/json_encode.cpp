@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "encoding/base64.h"
 #include "otlp/json_codec.h"
 
 namespace tern::otlp {
@@ -158,26 +159,13 @@ void Writer::string(std::string_view s) {
 }
 
 void Writer::base64(std::string_view s) {
-  static constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  o_ += '"';
-  std::size_t i = 0;
-  for (; i + 3 <= s.size(); i += 3) {
-    std::uint32_t n = static_cast<std::uint8_t>(s[i]) << 16 | static_cast<std::uint8_t>(s[i + 1]) << 8 |
-                      static_cast<std::uint8_t>(s[i + 2]);
-    o_ += kB64[n >> 18];
-    o_ += kB64[(n >> 12) & 63];
-    o_ += kB64[(n >> 6) & 63];
-    o_ += kB64[n & 63];
-  }
-  if (i < s.size()) {
-    std::uint32_t n = static_cast<std::uint8_t>(s[i]) << 16;
-    if (i + 1 < s.size()) n |= static_cast<std::uint8_t>(s[i + 1]) << 8;
-    o_ += kB64[n >> 18];
-    o_ += kB64[(n >> 12) & 63];
-    o_ += i + 1 < s.size() ? kB64[(n >> 6) & 63] : '=';
-    o_ += '=';
-  }
-  o_ += '"';
+  const std::size_t at = o_.size();
+  o_.resize(at + encoding::base64_size(s.size()) + 3);
+  char* d = o_.data() + at;
+  *d++ = '"';
+  d = encoding::base64(d, s);
+  *d++ = '"';
+  o_.resize(static_cast<std::size_t>(d - o_.data()));
 }
 
 class Encoder {

@@ -1,12 +1,11 @@
 // The "none" and "raw" mapping modes (the OpenTelemetry Collector's original document
 // shape, docs/elasticsearch-mapping.md): log records and spans as FlatDocuments, routed
 // to `<type>-<dataset>-<namespace>` without the otel mode's ".otel" suffix.
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 
+#include "encoding/base64.h"
 #include "encoding/elasticsearch/encoder.h"
 #include "encoding/elasticsearch/encoder_internal.h"
 #include "encoding/elasticsearch/flat_document.h"
@@ -62,12 +61,9 @@ void go_double(JsonWriter& w, double v) {
 }
 
 void go_base64(JsonWriter& w, std::string_view s) {
-  char* d = w.at(4 * ((s.size() + 2) / 3) + 3);
+  char* d = w.at(encoding::base64_size(s.size()) + 3);
   *d++ = '"';
-  // EVP_EncodeBlock takes an int length; values past 1.5 GiB do not reach an encoder.
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(d),
-                                reinterpret_cast<const unsigned char*>(s.data()), static_cast<int>(s.size()));
-  d += n;
+  d = encoding::base64(d, s);
   *d++ = '"';
   w.done(d);
 }

@@ -3,7 +3,6 @@
 #include "encoding/elasticsearch/encoder.h"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <simdjson.h>
 #include <spdlog/spdlog.h>
 
@@ -20,6 +19,7 @@
 
 #include "compression/gzip.h"
 #include "config/config.h"
+#include "encoding/base64.h"
 #include "exporter/elasticsearch/bulk_response.h"
 #include "exporter/elasticsearch/http_client.h"
 
@@ -47,14 +47,6 @@ std::string percent_encode(std::string_view s) {
       out += fmt::format("%{:02X}", c);
     }
   }
-  return out;
-}
-
-std::string base64(std::string_view in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  out.resize(n);
   return out;
 }
 
@@ -199,7 +191,7 @@ struct BulkExporter::Impl {
     if (!opt.api_key.empty()) {
       http.headers.emplace_back("Authorization", "ApiKey " + opt.api_key);
     } else if (!opt.user.empty()) {
-      http.headers.emplace_back("Authorization", "Basic " + base64(opt.user + ":" + opt.password));
+      http.headers.emplace_back("Authorization", "Basic " + encoding::base64(opt.user + ":" + opt.password));
     }
     // Configured headers last: they win over the defaults above (HttpClient uses set()).
     for (const auto& [k, v] : opt.headers) http.headers.emplace_back(k, v);
