@@ -1,4 +1,5 @@
 #include "objmodel.h"
+#include "objmodel_item.h"
 
 #include <xxhash.h>
 #include <algorithm>
@@ -65,8 +66,6 @@ bool excluded(std::string_view k) {
          k == "elasticsearch.mapping.hints" || k == "elasticsearch.document_id" || k == "elasticsearch.index";
 }
 
-std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
 void add_attributes(Json& doc, const Attributes& attrs, bool metrics_mode) {
   if (attrs.empty()) return;
   Json o = Json::object();
@@ -103,19 +102,6 @@ void data_stream(Json& doc, const es::Route& r) {
     doc["data_stream"] = {{"type", std::string(r.type)}, {"dataset", r.dataset}, {"namespace", r.ns}};
 }
 
-void append(encoding::EncodedBatch& out, const Json& action, const Json& doc, std::uint32_t events) {
-  encoding::EncodedItem it;
-  it.offset = static_cast<std::uint32_t>(out.data.size());
-  out.data += dump(action);
-  out.data += '\n';
-  it.action_size = static_cast<std::uint32_t>(out.data.size() - it.offset);
-  out.data += dump(doc);
-  out.data += '\n';
-  it.size = static_cast<std::uint32_t>(out.data.size() - it.offset);
-  it.events = events;
-  out.items.push_back(it);
-}
-
 Json action(const es::Route& r) { return {{"create", {{"_index", r.index}}}}; }
 
 template <std::size_t N>
@@ -145,7 +131,7 @@ void ObjModelEncoder::encode_logs_bodymap(const LogsData& logs, encoding::Encode
                                               rl.resource.attributes, route)) {
           out.stats.count(encoding::EncodeReject::BadDataStreamType);
         } else {
-          append(out, create(route, r.attributes, config_.logs_dynamic_id), value(r.body), 1);
+          append_item(out, create(route, r.attributes, config_.logs_dynamic_id), value(r.body), 1);
         }
       }
 }
@@ -191,7 +177,7 @@ void ObjModelEncoder::encode_logs(const LogsData& logs, encoding::EncodedBatch& 
         } else if (r.body.kind != ValueKind::Empty) {
           doc["body"] = {{"text", value(r.body)}};
         }
-        append(out, act, doc, 1);
+        append_item(out, act, doc, 1);
       }
 }
 
@@ -238,7 +224,7 @@ void ObjModelEncoder::encode_traces(const TracesData& traces, encoding::EncodedB
         doc["status"] = status;
         doc["resource"] = resource(rs.resource, rs.schema_url, false);
         doc["scope"] = scope(ss.scope, ss.schema_url, false);
-        append(out, action(route), doc, 1);
+        append_item(out, action(route), doc, 1);
 
         for (const auto& e : s.events) {
           es::resolve_route(config_.logs_index, "logs", &e.attributes, ss.scope, rs.resource.attributes,
@@ -254,7 +240,7 @@ void ObjModelEncoder::encode_traces(const TracesData& traces, encoding::EncodedB
           if (!e.name.empty()) ev["attributes"]["event.name"] = std::string(e.name);
           ev["resource"] = resource(rs.resource, rs.schema_url, false);
           ev["scope"] = scope(ss.scope, ss.schema_url, false);
-          append(out, action(route), ev, 1);
+          append_item(out, action(route), ev, 1);
         }
       }
 }
@@ -325,7 +311,7 @@ void ObjModelEncoder::encode_metrics(const MetricsData& metrics, encoding::Encod
                       static_cast<unsigned long long>(XXH64(all.data(), all.size(), 0)));
         d.doc["_metric_names_hash"] = buf;
         Json act = {{"create", {{"_index", d.route.index}, {"dynamic_templates", d.templates}}}};
-        append(out, act, d.doc, static_cast<std::uint32_t>(d.names.size()));
+        append_item(out, act, d.doc, static_cast<std::uint32_t>(d.names.size()));
       }
     }
 }

@@ -8,6 +8,7 @@
 
 #include "encoding/elasticsearch/flat_document.h"
 #include "objmodel.h"
+#include "objmodel_item.h"
 
 namespace tern::bench {
 namespace {
@@ -144,19 +145,6 @@ void scope_fields(Doc& d, const InstrumentationScope& s) {
   add_attributes(d, "Scope", s.attributes);
 }
 
-void append(encoding::EncodedBatch& out, const es::Route& route, const Json& doc) {
-  encoding::EncodedItem it;
-  it.offset = static_cast<std::uint32_t>(out.data.size());
-  out.data += Json{{"create", {{"_index", route.index}}}}.dump();
-  out.data += '\n';
-  it.action_size = static_cast<std::uint32_t>(out.data.size() - it.offset);
-  out.data += doc.dump(-1, ' ', false, Json::error_handler_t::replace);
-  out.data += '\n';
-  it.size = static_cast<std::uint32_t>(out.data.size() - it.offset);
-  it.events = 1;
-  out.items.push_back(it);
-}
-
 const char* kind_name(SpanKind k) {
   static const char* names[] = {"SPAN_KIND_UNSPECIFIED", "SPAN_KIND_INTERNAL", "SPAN_KIND_SERVER",
                                 "SPAN_KIND_CLIENT",      "SPAN_KIND_PRODUCER", "SPAN_KIND_CONSUMER"};
@@ -186,7 +174,7 @@ void ObjModelEncoder::encode_logs_flat(const LogsData& logs, encoding::EncodedBa
         add_attributes(d, raw ? "" : "Attributes", r.attributes);
         add_attributes(d, "Resource", rl.resource.attributes);
         scope_fields(d, sl.scope);
-        append(out, route, tree(d));
+        append_item(out, Json{{"create", {{"_index", route.index}}}}, tree(d), 1);
       }
 }
 
@@ -227,7 +215,7 @@ void ObjModelEncoder::encode_traces_flat(const TracesData& traces, encoding::Enc
         d.push_back(
             {"Duration", static_cast<std::int64_t>(s.end_time_unix_nano - s.start_time_unix_nano) / 1000});
         scope_fields(d, ss.scope);
-        append(out, route, tree(d));
+        append_item(out, Json{{"create", {{"_index", route.index}}}}, tree(d), 1);
       }
 }
 
