@@ -298,14 +298,47 @@ void check_host_port(Ctx& ctx, const MapReader& r, std::string_view key, const s
   }
 }
 
+// `min_version` and `max_version` of a `tls` block (the Collector's configtls keys). `grpc`:
+// the block configures gRPC, whose grpc++ (1.51) always offers TLS 1.2 and 1.3 and has no
+// way to narrow that: a bound that would narrow it is an error there, not a silent no-op.
+void decode_tls_versions(Ctx& ctx, MapReader& r, net::TlsVersion& min, net::TlsVersion& max, bool grpc) {
+  const auto one = [&](std::string_view key, net::TlsVersion& out) {
+    const bool present = r.has(key);
+    std::string text;
+    r.str(key, text);
+    if (!present) return;
+    if (const auto v = net::parse_tls_version(text)) {
+      out = *v;
+    } else if (text == "1.0" || text == "1.1") {
+      ctx.error(r.mark(key), fmt::format("{}: TLS {} is not supported: Tern speaks TLS 1.2 and 1.3",
+                                         r.sub_path(key), text));
+    } else {
+      ctx.error(r.mark(key),
+                fmt::format("{}: invalid value \"{}\" (expected one of: 1.2, 1.3)", r.sub_path(key), text));
+    }
+  };
+  one("min_version", min);
+  one("max_version", max);
+  if (min == net::TlsVersion::k1_3 && max == net::TlsVersion::k1_2) {
+    ctx.error(r.mark("max_version"),
+              fmt::format("{}: \"1.2\" is below min_version \"1.3\"", r.sub_path("max_version")));
+  } else if (grpc && (min == net::TlsVersion::k1_3 || max == net::TlsVersion::k1_2)) {
+    const char* key = min == net::TlsVersion::k1_3 ? "min_version" : "max_version";
+    ctx.error(r.mark(key), fmt::format("{}: gRPC always offers TLS 1.2 and 1.3 (its library cannot narrow "
+                                       "that); a single TLS version can be required over OTLP/HTTP only",
+                                       r.sub_path(key)));
+  }
+}
+
 // A receiver protocol's `tls`: on when cert_file and key_file are set.
-void decode_server_tls(Ctx& ctx, MapReader& parent, TlsServerConfig& t) {
+void decode_server_tls(Ctx& ctx, MapReader& parent, TlsServerConfig& t, bool grpc) {
   if (!parent.has("tls")) return;
   YAML::Node n = parent.get("tls");
   MapReader r(ctx, n, parent.sub_path("tls"));
   r.str("cert_file", t.cert_file);
   r.str("key_file", t.key_file);
   r.str("client_ca_file", t.client_ca_file);
+  decode_tls_versions(ctx, r, t.min_version, t.max_version, grpc);
   if (t.cert_file.empty() || t.key_file.empty()) {
     ctx.error(n.Mark(), fmt::format("{}: cert_file and key_file are required for TLS", r.path()));
   }
@@ -324,7 +357,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c)
     check_host_port(ctx, g, "endpoint", c.grpc.endpoint);
     g.uint("max_recv_msg_size_mib", c.grpc.max_recv_msg_size_mib);
     g.get("include_metadata");
-    decode_server_tls(ctx, g, c.grpc.tls);
+    decode_server_tls(ctx, g, c.grpc.tls, /*grpc=*/true);
   }
   if (protocols.has("http")) {
     c.http.enabled = true;
@@ -333,7 +366,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c)
     check_host_port(ctx, h, "endpoint", c.http.endpoint);
     h.size("max_request_body_size", c.http.max_request_body_size);
     h.get("include_metadata");
-    decode_server_tls(ctx, h, c.http.tls);
+    decode_server_tls(ctx, h, c.http.tls, /*grpc=*/false);
     MapReader cors(ctx, h.get("cors"), h.sub_path("cors"));
     cors.strings("allowed_origins", c.http.cors_allowed_origins);
     cors.strings("allowed_headers", c.http.cors_allowed_headers);
@@ -441,7 +474,8 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProcessorCon
 }
 
 // An exporter's `tls`. `insecure` (plaintext) for the OTLP exporters, as in the Collector.
-void decode_tls(Ctx& ctx, MapReader& parent, TlsClientConfig& t, bool with_insecure = false) {
+void decode_tls(Ctx& ctx, MapReader& parent, TlsClientConfig& t, bool with_insecure = false,
+                bool grpc = false) {
   YAML::Node n = parent.get("tls");
   MapReader r(ctx, n, parent.sub_path("tls"));
   if (with_insecure) r.boolean("insecure", t.insecure);
@@ -450,6 +484,7 @@ void decode_tls(Ctx& ctx, MapReader& parent, TlsClientConfig& t, bool with_insec
   r.str("key_file", t.key_file);
   r.boolean("insecure_skip_verify", t.insecure_skip_verify);
   r.str("server_name_override", t.server_name_override);
+  decode_tls_versions(ctx, r, t.min_version, t.max_version, grpc);
   if (t.cert_file.empty() != t.key_file.empty()) {
     ctx.error(n.Mark(), fmt::format("{}: cert_file and key_file must be set together", r.path()));
   }
@@ -598,7 +633,8 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
 
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c) {
   r.str("endpoint", c.endpoint);
-  decode_tls(ctx, r, c.tls, /*with_insecure=*/true);  // otlphttp: the URL scheme decides
+  decode_tls(ctx, r, c.tls, /*with_insecure=*/true,  // otlphttp: the URL scheme decides
+             /*grpc=*/c.protocol == OtlpExporterConfig::Protocol::kGrpc);
   r.choice("compression", c.compression, {{"gzip", Compression::kGzip}, {"none", Compression::kNone}});
   r.string_map("headers", c.headers);
   r.duration("timeout", c.timeout);

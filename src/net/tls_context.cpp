@@ -16,6 +16,12 @@ namespace {
 }
 constexpr auto kNoOldProtocols = ssl::context::default_workarounds | ssl::context::no_sslv2 |
                                  ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1;
+
+// The configured bounds on top of the TLS 1.2 floor that kNoOldProtocols sets.
+void set_versions(ssl::context& ctx, TlsVersion min, TlsVersion max) {
+  if (min == TlsVersion::k1_3) SSL_CTX_set_min_proto_version(ctx.native_handle(), TLS1_3_VERSION);
+  if (max == TlsVersion::k1_2) SSL_CTX_set_max_proto_version(ctx.native_handle(), TLS1_2_VERSION);
+}
 }  // namespace
 
 std::string read_pem_file(const std::string& path, const char* what) {
@@ -30,6 +36,7 @@ std::string read_pem_file(const std::string& path, const char* what) {
 ssl::context make_client_context(const TlsClientOptions& o) {
   ssl::context ctx(ssl::context::tls_client);
   ctx.set_options(kNoOldProtocols);
+  set_versions(ctx, o.min_version, o.max_version);
   boost::system::error_code ec;
   if (!o.ca_file.empty()) {
     ctx.load_verify_file(o.ca_file, ec);
@@ -51,6 +58,7 @@ ssl::context make_client_context(const TlsClientOptions& o) {
 ssl::context make_server_context(const TlsServerOptions& o) {
   ssl::context ctx(ssl::context::tls_server);
   ctx.set_options(kNoOldProtocols | ssl::context::single_dh_use);
+  set_versions(ctx, o.min_version, o.max_version);
   boost::system::error_code ec;
   ctx.use_certificate_chain_file(o.cert_file, ec);
   if (ec) fail("tls.cert_file", o.cert_file, ec);

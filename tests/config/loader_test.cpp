@@ -1197,5 +1197,86 @@ service:
                   "t.yaml:8:47: error: unknown key \"ca_file\" in receivers.otlp.protocols.grpc.tls"));
 }
 
+// `min_version` / `max_version` (the Collector's configtls keys) on every tls block: both
+// versions over HTTP, only what gRPC always offers on the gRPC receiver and exporter.
+TEST(Loader, TlsVersionBounds) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols:
+      grpc:
+        tls: {cert_file: /s.crt, key_file: /s.key, min_version: "1.2", max_version: "1.3"}
+      http:
+        tls: {cert_file: /s.crt, key_file: /s.key, min_version: "1.3"}
+exporters:
+  elasticsearch:
+    endpoint: https://es.example:9200
+    tls: {max_version: 1.2}
+  otlphttp:
+    endpoint: https://collector.example:4318
+    tls: {min_version: "1.3", max_version: "1.3"}
+  otlp:
+    endpoint: collector.example:4317
+    tls: {min_version: "1.2"}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch, otlphttp, otlp]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  using net::TlsVersion;
+  const auto& otlp = settings<OtlpReceiverConfig>(r.config.receivers, "otlp");
+  EXPECT_EQ(otlp.grpc.tls.min_version, TlsVersion::k1_2);
+  EXPECT_EQ(otlp.grpc.tls.max_version, TlsVersion::k1_3);
+  EXPECT_EQ(otlp.http.tls.min_version, TlsVersion::k1_3);
+  EXPECT_EQ(otlp.http.tls.max_version, TlsVersion::kDefault);
+  const auto& es = settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch");
+  EXPECT_EQ(es.tls.min_version, TlsVersion::kDefault);
+  EXPECT_EQ(es.tls.max_version, TlsVersion::k1_2);
+  const auto& oh = settings<OtlpExporterConfig>(r.config.exporters, "otlphttp");
+  EXPECT_EQ(oh.tls.min_version, TlsVersion::k1_3);
+  EXPECT_EQ(oh.tls.max_version, TlsVersion::k1_3);
+  EXPECT_EQ(settings<OtlpExporterConfig>(r.config.exporters, "otlp").tls.min_version, TlsVersion::k1_2);
+}
+
+TEST(Problems, TlsVersionBounds) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols:
+      grpc:
+        tls: {cert_file: /s.crt, key_file: /s.key, min_version: "1.3"}
+      http:
+        tls: {cert_file: /s.crt, key_file: /s.key, min_version: "1.1"}
+exporters:
+  elasticsearch:
+    endpoint: https://es.example:9200
+    tls: {min_version: "1.3", max_version: "1.2"}
+  otlphttp:
+    endpoint: https://collector.example:4318
+    tls: {min_version: "TLS13"}
+  otlp:
+    endpoint: collector.example:4317
+    tls: {max_version: "1.2"}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch, otlphttp, otlp]}
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          "t.yaml:5:65: error: receivers.otlp.protocols.grpc.tls.min_version: gRPC always offers TLS 1.2 "
+          "and 1.3 (its library cannot narrow that); a single TLS version can be required over OTLP/HTTP "
+          "only",
+          "t.yaml:7:65: error: receivers.otlp.protocols.http.tls.min_version: TLS 1.1 is not supported: "
+          "Tern speaks TLS 1.2 and 1.3",
+          "t.yaml:11:44: error: exporters.elasticsearch.tls.max_version: \"1.2\" is below min_version "
+          "\"1.3\"",
+          "t.yaml:14:24: error: exporters.otlphttp.tls.min_version: invalid value \"TLS13\" (expected one "
+          "of: "
+          "1.2, 1.3)",
+          "t.yaml:17:24: error: exporters.otlp.tls.max_version: gRPC always offers TLS 1.2 and 1.3 (its "
+          "library cannot narrow that); a single TLS version can be required over OTLP/HTTP only"));
+}
+
 }  // namespace
 }  // namespace tern::config

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "net/http_server.h"
+#include "net/tls_context.h"
 #include "support/http_client.h"
 #include "support/https_client.h"
 #include "support/test_certs.h"
@@ -175,6 +176,54 @@ TEST_F(HttpServerTls, ShutdownClosesIdleAndHandshakingConnectionsAtOnce) {
   auto t0 = std::chrono::steady_clock::now();
   server_->shutdown();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);  // far below the 20 s grace
+}
+
+// The negotiated protocol ("TLSv1.3") of a handshake made with Tern's own client context
+// (what the Elasticsearch and OTLP/HTTP exporters use), or "" when the handshake fails.
+std::string handshake_version(std::uint16_t port, const TlsClientOptions& o) {
+  asio::io_context ioc;
+  asio::ssl::context ctx = make_client_context(o);
+  asio::ssl::stream<tcp::socket> s(ioc, ctx);
+  boost::system::error_code ec;
+  s.next_layer().connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);
+  if (ec) return "";
+  prepare_client_stream(s, "127.0.0.1", o);
+  s.handshake(asio::ssl::stream_base::client, ec);
+  if (ec) return "";
+  return SSL_get_version(s.native_handle());
+}
+
+// min_version / max_version on both sides: a server or client bound to one version
+// negotiates that one, and a client and server whose ranges do not meet fail the
+// handshake (the server goes on serving others).
+TEST_F(HttpServerTls, VersionBoundsOnServerAndClient) {
+  TlsClientOptions client;
+  client.ca_file = file("ca.crt");
+  TlsClientOptions client12 = client, client13 = client;
+  client12.max_version = TlsVersion::k1_2;
+  client13.min_version = TlsVersion::k1_3;
+
+  auto o = tls_options(false);
+  auto port = start(o);
+  EXPECT_EQ(handshake_version(port, client), "TLSv1.3");  // the highest both have
+  EXPECT_EQ(handshake_version(port, client12), "TLSv1.2");
+  EXPECT_EQ(handshake_version(port, client13), "TLSv1.3");
+  server_.reset();
+
+  o.tls.max_version = TlsVersion::k1_2;
+  port = start(o);
+  EXPECT_EQ(handshake_version(port, client), "TLSv1.2");
+  EXPECT_EQ(handshake_version(port, client13), "");  // no version in common
+  EXPECT_EQ(handshake_version(port, client12), "TLSv1.2");
+  server_.reset();
+
+  o = tls_options(false);
+  o.tls.min_version = TlsVersion::k1_3;
+  port = start(o);
+  EXPECT_EQ(handshake_version(port, client12), "");
+  EXPECT_EQ(handshake_version(port, client), "TLSv1.3");
+  HttpsClient https(port, test::trusting_test_ca());
+  EXPECT_EQ(https.call("GET", "/after").status, 200) << https.error();
 }
 
 TEST_F(HttpServerTls, FileThatCannotBeLoadedFailsStart) {
