@@ -604,6 +604,19 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     q.choice("type", s.type, {{"memory", Q::Type::kMemory}, {"disk", Q::Type::kDisk}});
     q.uint("queue_size", s.queue_size);
     q.size("max_bytes", s.max_bytes);
+    // The Collector's exporterhelper key for the number of concurrent senders (its
+    // elasticsearch exporter deprecates num_workers for it): one setting, two spellings.
+    const bool has_consumers = q.has("num_consumers");
+    std::uint64_t consumers = 0;
+    q.uint("num_consumers", consumers, 1024);
+    if (has_consumers && r.has("num_workers")) {
+      ctx.error(q.mark("num_consumers"),
+                fmt::format("{}: set num_consumers or num_workers, not both (both are the number of "
+                            "parallel bulk senders)",
+                            q.sub_path("num_consumers")));
+    } else if (has_consumers) {
+      c.num_workers = consumers;
+    }
     q.str("directory", s.directory);
     q.size("max_size", s.max_size);
     q.size("segment_size", s.segment_size);

@@ -1278,5 +1278,40 @@ service:
           "library cannot narrow that); a single TLS version can be required over OTLP/HTTP only"));
 }
 
+// sending_queue.num_consumers (the Collector's exporterhelper key) is num_workers spelt the
+// Collector's way; setting both is an error.
+TEST(Loader, ElasticsearchNumConsumersIsNumWorkers) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: }}}
+exporters:
+  elasticsearch:
+    endpoint: http://127.0.0.1:9200
+    sending_queue: {enabled: true, num_consumers: 7, queue_size: 500}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& es = settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch");
+  EXPECT_EQ(es.num_workers, 7u);
+  EXPECT_EQ(es.sending_queue.queue_size, 500u);
+
+  auto both = load(R"(
+receivers: {otlp: {protocols: {http: }}}
+exporters:
+  elasticsearch:
+    endpoint: http://127.0.0.1:9200
+    num_workers: 4
+    sending_queue: {num_consumers: 7}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch]}
+)");
+  EXPECT_THAT(messages(both),
+              ElementsAre("t.yaml:6:36: error: exporters.elasticsearch.sending_queue.num_consumers: set "
+                          "num_consumers or num_workers, not both (both are the number of parallel bulk "
+                          "senders)"));
+}
+
 }  // namespace
 }  // namespace tern::config
