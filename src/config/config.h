@@ -159,6 +159,19 @@ struct OtlpExporterConfig {
   Compression compression = Compression::kGzip;
   std::map<std::string, std::string> headers;
   Duration timeout = 5s;
+  // The Collector's exporterhelper blocks. Defaults are Tern's: retry until delivered or
+  // shut down (the Collector gives up after 300 s), from 100 ms (its 5 s).
+  struct RetryOnFailure {
+    bool enabled = true;
+    Duration initial_interval = 100ms;
+    Duration max_interval = 30s;
+    double multiplier = 2.0;
+    Duration max_elapsed_time = 0s;  // 0: no limit
+  } retry_on_failure;
+  struct SendingQueue {
+    std::uint64_t num_consumers = 4;  // sender threads, each with its own connection
+    std::uint64_t queue_size = 1000;  // requests waiting; a full queue is back-pressure
+  } sending_queue;
 };
 
 struct DebugExporterConfig {

@@ -170,6 +170,22 @@ class MapReader {
     if (!n) return;
     if (auto v = parse_uint(*n, sub_path(key), max)) out = *v;
   }
+  // A finite number in [min, max].
+  void number(std::string_view key, double& out, double min, double max) {
+    auto n = present(key);
+    if (!n) return;
+    auto v = ctx_.scalar(*n, sub_path(key));
+    if (!v) return;
+    double d = 0;
+    const char* end = v->data() + v->size();
+    const auto [p, ec] = std::from_chars(v->data(), end, d);
+    if (ec != std::errc() || p != end || !(d >= min && d <= max)) {
+      ctx_.error(n->Mark(),
+                 fmt::format("{}: expected a number from {} to {}, got \"{}\"", sub_path(key), min, max, *v));
+      return;
+    }
+    out = d;
+  }
   void duration(std::string_view key, Duration& out) {
     auto n = present(key);
     if (!n) return;
@@ -449,12 +465,26 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, MemoryLimiterProcessor
 
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProcessorConfig& c) {
   using A = AttributesProcessorConfig::Action;
-  YAML::Node actions = r.get("actions");
+  // Both processors decode into this config, told apart by the component's type in the path
+  // ("processors.resource/name"). The Collector's resource processor lists its actions under
+  // `attributes`; Tern also takes `actions` there (its first spelling), not both.
+  const std::string_view id = std::string_view(r.path()).substr(std::string_view("processors.").size());
+  const bool resource = id.substr(0, id.find('/')) == "resource";
+  std::string list_key = "actions";
+  if (resource && (r.has("attributes") || !r.has("actions"))) {
+    if (r.has("actions")) {
+      ctx.error(r.mark("actions"),
+                fmt::format("{}: list the actions under attributes or actions, not both", r.path()));
+    }
+    list_key = "attributes";
+  }
+  YAML::Node actions = r.get(list_key);
+  if (resource) r.get(list_key == "actions" ? "attributes" : "actions");  // known: no "unknown key" for it
   if (actions.IsDefined() && !actions.IsNull() && !actions.IsSequence()) {
-    ctx.error(actions.Mark(), fmt::format("{}: expected a list", r.sub_path("actions")));
+    ctx.error(actions.Mark(), fmt::format("{}: expected a list", r.sub_path(list_key)));
   } else if (actions.IsSequence()) {
     for (std::size_t i = 0; i < actions.size(); ++i) {
-      MapReader a(ctx, actions[i], fmt::format("{}[{}]", r.sub_path("actions"), i));
+      MapReader a(ctx, actions[i], fmt::format("{}[{}]", r.sub_path(list_key), i));
       AttributesProcessorConfig::Entry e;
       bool has_value = a.has("value");
       a.str("key", e.key);
@@ -470,7 +500,8 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProcessorCon
       c.actions.push_back(std::move(e));
     }
   }
-  if (c.actions.empty()) ctx.error(at, fmt::format("{}: actions must list at least one action", r.path()));
+  if (c.actions.empty())
+    ctx.error(at, fmt::format("{}: {} must list at least one action", r.path(), list_key));
 }
 
 // An exporter's `tls`. `insecure` (plaintext) for the OTLP exporters, as in the Collector.
@@ -651,6 +682,40 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
   r.choice("compression", c.compression, {{"gzip", Compression::kGzip}, {"none", Compression::kNone}});
   r.string_map("headers", c.headers);
   r.duration("timeout", c.timeout);
+  {
+    MapReader rt(ctx, r.get("retry_on_failure"), r.sub_path("retry_on_failure"));
+    auto& p = c.retry_on_failure;
+    rt.boolean("enabled", p.enabled);
+    rt.duration("initial_interval", p.initial_interval);
+    rt.duration("max_interval", p.max_interval);
+    rt.number("multiplier", p.multiplier, 1.0, 100.0);
+    rt.duration("max_elapsed_time", p.max_elapsed_time);
+    rt.get("randomization_factor");  // accepted for compatibility; back-off is not randomized
+    if (p.initial_interval <= Duration{0}) {
+      ctx.error(rt.mark("initial_interval"),
+                fmt::format("{}: initial_interval must be greater than 0", rt.path()));
+    } else if (p.max_interval < p.initial_interval) {
+      ctx.error(rt.mark("max_interval"),
+                fmt::format("{}: max_interval must not be shorter than initial_interval", rt.path()));
+    }
+  }
+  {
+    MapReader q(ctx, r.get("sending_queue"), r.sub_path("sending_queue"));
+    auto& sq = c.sending_queue;
+    bool enabled = true;
+    q.boolean("enabled", enabled);
+    q.uint("num_consumers", sq.num_consumers, 1024);
+    q.uint("queue_size", sq.queue_size);
+    if (!enabled) {
+      ctx.warning(q.mark("enabled"), fmt::format("{}: the queue stays on (requests are encoded into it as "
+                                                 "they arrive); queue_size bounds it",
+                                                 q.path()));
+    }
+    if (sq.num_consumers == 0)
+      ctx.error(q.mark("num_consumers"), fmt::format("{}: num_consumers must be greater than 0", q.path()));
+    if (sq.queue_size == 0)
+      ctx.error(q.mark("queue_size"), fmt::format("{}: queue_size must be greater than 0", q.path()));
+  }
   if (c.endpoint.empty()) {
     ctx.error(r.has("endpoint") ? r.mark("endpoint") : at, fmt::format("{}: endpoint must be set", r.path()));
   } else if (c.protocol == OtlpExporterConfig::Protocol::kHttp) {

@@ -20,13 +20,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace ox = exporter::otlp;
 
-constexpr std::uint64_t kDefaultQueueEntries = 1000;  // the Collector's sending_queue.queue_size
 // Merged requests stay below the 4 MiB a gRPC server accepts by default (the Collector's
 // max_recv_msg_size_mib); a single larger request is still sent, alone.
 constexpr std::uint64_t kDefaultRequestBytes = 3ull << 20;
-constexpr unsigned kConsumers = 4;
-constexpr std::chrono::milliseconds kInitialBackoff{100};
-constexpr std::chrono::milliseconds kMaxBackoff{30'000};
 
 using pdata::item_name;
 
@@ -70,9 +66,12 @@ class OtlpStage final : public ExporterStage {
   OtlpStage(std::string id, const config::OtlpExporterConfig& c, BatchSettings batch)
       : id_(std::move(id)),
         http_(c.protocol == config::OtlpExporterConfig::Protocol::kHttp),
-        queue_(queue::MemoryQueueLimits{
-            .max_bytes = queue::kDefaultQueueBytes, .max_items = 0, .max_entries = kDefaultQueueEntries}),
-        batch_(batch) {
+        queue_(queue::MemoryQueueLimits{.max_bytes = queue::kDefaultQueueBytes,
+                                        .max_items = 0,
+                                        .max_entries = c.sending_queue.queue_size}),
+        batch_(batch),
+        retry_(c.retry_on_failure),
+        consumers_(static_cast<unsigned>(c.sending_queue.num_consumers)) {
     if (batch_.max_bytes == 0) batch_.max_bytes = kDefaultRequestBytes;
     options_.protocol = http_ ? ox::Protocol::Http : ox::Protocol::Grpc;
     options_.gzip = c.compression == config::Compression::kGzip;
@@ -95,7 +94,7 @@ class OtlpStage final : public ExporterStage {
   ~OtlpStage() override { shutdown(std::chrono::milliseconds(0)); }
 
   void start() override {
-    for (unsigned i = 0; i < kConsumers; ++i) threads_.emplace_back([this] { consume_loop(); });
+    for (unsigned i = 0; i < consumers_; ++i) threads_.emplace_back([this] { consume_loop(); });
   }
 
   void shutdown(std::chrono::milliseconds timeout) override {
@@ -113,7 +112,9 @@ class OtlpStage final : public ExporterStage {
     std::vector<queue::Entry> left;
     while (queue_.pop_batch(left, 0, 0, std::chrono::milliseconds(0))) {
     }
-    for (auto& e : left) give_up(e.signal, e.items, e.delivery ? std::vector{e.delivery} : Tokens{});
+    for (auto& e : left)
+      give_up(e.signal, e.items, e.delivery ? std::vector{e.delivery} : Tokens{},
+              "at shutdown (timeout reached)");
   }
 
   ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
@@ -233,13 +234,16 @@ class OtlpStage final : public ExporterStage {
     }
   }
 
-  // Sends one request until it is settled: accepted, permanently refused, or given up at
-  // the shutdown deadline.
+  // Sends one request until it is settled: accepted, permanently refused, or given up (at
+  // the shutdown deadline, or as retry_on_failure says: disabled, or max_elapsed_time past).
   void send(ox::OtlpClient& client, pdata::Signal s, std::string_view body, std::uint64_t items,
             const Tokens& tokens) {
-    auto backoff = kInitialBackoff;
+    using Ms = std::chrono::milliseconds;
+    auto backoff = std::chrono::duration_cast<Ms>(retry_.initial_interval);
+    const auto max_backoff = std::chrono::duration_cast<Ms>(retry_.max_interval);
+    const auto started = Clock::now();
     for (bool first = true;; first = false) {
-      if (past_deadline()) return give_up(s, items, tokens);
+      if (past_deadline()) return give_up(s, items, tokens, "at shutdown (timeout reached)");
       if (!first) retries_.fetch_add(1, std::memory_order_relaxed);
       requests_.fetch_add(1, std::memory_order_relaxed);
       bytes_.fetch_add(body.size(), std::memory_order_relaxed);
@@ -264,8 +268,15 @@ class OtlpStage final : public ExporterStage {
                       st.message);
         return;
       }
+      if (!retry_.enabled)
+        return give_up(s, items, tokens, fmt::format("(retry_on_failure disabled): {}", st.message));
       const auto wait = st.retry_after.count() > 0 ? st.retry_after : backoff;
-      backoff = std::min(backoff * 2, kMaxBackoff);
+      backoff = std::min(std::chrono::duration_cast<Ms>(backoff * retry_.multiplier), max_backoff);
+      if (retry_.max_elapsed_time > config::Duration{0} &&
+          Clock::now() + wait - started > retry_.max_elapsed_time) {
+        return give_up(s, items, tokens,
+                       fmt::format("(retry_on_failure.max_elapsed_time reached): {}", st.message));
+      }
       if (first) {
         spdlog::warn("exporter {}: {} {} not sent, retrying in {} ms: {}", id_, items, item_name(s),
                      wait.count(), st.message);
@@ -276,10 +287,12 @@ class OtlpStage final : public ExporterStage {
     }
   }
 
-  void give_up(pdata::Signal s, std::uint64_t items, const Tokens& tokens) {
+  // Not delivered and no verdict on the data: the producer hears so (a file receiver does
+  // not move its checkpoint past it).
+  void give_up(pdata::Signal s, std::uint64_t items, const Tokens& tokens, const std::string& why) {
     for (const auto& t : tokens) t->fail();  // the producer must not consider this data safe
     undelivered_.fetch_add(items, std::memory_order_relaxed);
-    spdlog::error("exporter {}: {} {} undelivered at shutdown (timeout reached)", id_, items, item_name(s));
+    spdlog::error("exporter {}: {} {} undelivered {}", id_, items, item_name(s), why);
   }
 
   bool past_deadline() {
@@ -303,6 +316,8 @@ class OtlpStage final : public ExporterStage {
   std::string base_path_;  // otlphttp: the endpoint URL's path, before /v1/<signal>
   queue::MemoryQueue queue_;
   BatchSettings batch_;
+  config::OtlpExporterConfig::RetryOnFailure retry_;
+  unsigned consumers_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stopped_{false};
 

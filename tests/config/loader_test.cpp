@@ -989,7 +989,7 @@ extensions:
           "t.yaml:27:9: error: processors.attributes.actions[2]: value is required for this action",
           "t.yaml:28:26: error: processors.attributes.actions[3].action: invalid value \"remove\" (expected "
           "one of: insert, update, upsert, delete)",
-          "t.yaml:29:3: error: processors.resource: actions must list at least one action",
+          "t.yaml:29:3: error: processors.resource: attributes must list at least one action",
           "t.yaml:32:3: error: exporters.elasticsearch: endpoint or endpoints must be set",
           "t.yaml:34:15: error: exporters.elasticsearch/2.endpoint: \"localhost:9200\" must start with "
           "http:// or https://",
@@ -1311,6 +1311,115 @@ service:
               ElementsAre("t.yaml:6:36: error: exporters.elasticsearch.sending_queue.num_consumers: set "
                           "num_consumers or num_workers, not both (both are the number of parallel bulk "
                           "senders)"));
+}
+
+// The otlp exporters' retry_on_failure and sending_queue (the Collector's exporterhelper
+// blocks): read, checked, and Tern's defaults where absent.
+TEST(Loader, OtlpExporterRetryAndQueue) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: }}}
+exporters:
+  otlp:
+    endpoint: collector.example:4317
+    retry_on_failure: {enabled: true, initial_interval: 5s, max_interval: 30s, multiplier: 1.5,
+                       max_elapsed_time: 300s, randomization_factor: 0.5}
+    sending_queue: {enabled: true, num_consumers: 10, queue_size: 5000}
+  otlphttp:
+    endpoint: http://127.0.0.1:4318
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [otlp, otlphttp]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& o = settings<OtlpExporterConfig>(r.config.exporters, "otlp");
+  EXPECT_TRUE(o.retry_on_failure.enabled);
+  EXPECT_EQ(o.retry_on_failure.initial_interval, 5s);
+  EXPECT_EQ(o.retry_on_failure.max_interval, 30s);
+  EXPECT_EQ(o.retry_on_failure.multiplier, 1.5);
+  EXPECT_EQ(o.retry_on_failure.max_elapsed_time, 300s);
+  EXPECT_EQ(o.sending_queue.num_consumers, 10u);
+  EXPECT_EQ(o.sending_queue.queue_size, 5000u);
+  const auto& h = settings<OtlpExporterConfig>(r.config.exporters, "otlphttp");
+  EXPECT_EQ(h.retry_on_failure.initial_interval, 100ms);
+  EXPECT_EQ(h.retry_on_failure.max_elapsed_time, Duration{0});
+  EXPECT_EQ(h.retry_on_failure.multiplier, 2.0);
+  EXPECT_EQ(h.sending_queue.num_consumers, 4u);
+  EXPECT_EQ(h.sending_queue.queue_size, 1000u);
+}
+
+TEST(Problems, OtlpExporterRetryAndQueue) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: }}}
+exporters:
+  otlp:
+    endpoint: collector.example:4317
+    retry_on_failure: {initial_interval: 2s, max_interval: 1s, multiplier: 0.5}
+    sending_queue: {enabled: false, num_consumers: 0, queue_size: 0}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [otlp]}
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          "t.yaml:5:60: error: exporters.otlp.retry_on_failure: max_interval must not be shorter than "
+          "initial_interval",
+          "t.yaml:5:76: error: exporters.otlp.retry_on_failure.multiplier: expected a number from 1 to 100, "
+          "got "
+          "\"0.5\"",
+          "t.yaml:6:52: error: exporters.otlp.sending_queue: num_consumers must be greater than 0",
+          "t.yaml:6:67: error: exporters.otlp.sending_queue: queue_size must be greater than 0",
+          "t.yaml:6:30: warning: exporters.otlp.sending_queue: the queue stays on (requests are encoded into "
+          "it "
+          "as they arrive); queue_size bounds it"));
+}
+
+// The resource processor takes its list under `attributes`, as the Collector's does (and
+// under `actions`, Tern's first spelling); the attributes processor only under `actions`.
+TEST(Loader, ResourceProcessorAttributesList) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: }}}
+processors:
+  resource:
+    attributes:
+      - {key: deployment.environment, value: production, action: upsert}
+      - {key: host.name, action: delete}
+  resource/old:
+    actions: [{key: a, value: b, action: insert}]
+exporters: {debug: }
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [resource, resource/old], exporters: [debug]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& a = settings<AttributesProcessorConfig>(r.config.processors, "resource");
+  ASSERT_EQ(a.actions.size(), 2u);
+  EXPECT_EQ(a.actions[0].key, "deployment.environment");
+  EXPECT_EQ(a.actions[0].value, "production");
+  EXPECT_EQ(a.actions[1].action, AttributesProcessorConfig::Action::kDelete);
+  EXPECT_EQ(settings<AttributesProcessorConfig>(r.config.processors, "resource/old").actions.size(), 1u);
+
+  auto bad = load(R"(
+receivers: {otlp: {protocols: {http: }}}
+processors:
+  resource:
+    attributes: [{key: a, value: b, action: insert}]
+    actions: [{key: c, value: d, action: insert}]
+  resource/empty: {}
+  attributes:
+    attributes: [{key: a, value: b, action: insert}]
+exporters: {debug: }
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [resource, resource/empty, attributes], exporters: [debug]}
+)");
+  EXPECT_THAT(
+      messages(bad),
+      ElementsAre("t.yaml:5:14: error: processors.resource: list the actions under attributes or "
+                  "actions, not both",
+                  "t.yaml:6:3: error: processors.resource/empty: attributes must list at least one action",
+                  "t.yaml:7:3: error: processors.attributes: actions must list at least one action",
+                  "t.yaml:8:5: error: unknown key \"attributes\" in processors.attributes"));
 }
 
 }  // namespace

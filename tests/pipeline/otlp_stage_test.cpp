@@ -275,6 +275,71 @@ TEST_P(OtlpStageTest, UndeliveredAtShutdownFailsTheTokens) {
   EXPECT_EQ(metric(*s, "tern_exporter_items_sent_total"), 0);
 }
 
+// retry_on_failure.enabled: false gives up at the first retryable failure: the tokens
+// fail (the producer must not count the data as safe), nothing is retried, and the stage
+// goes on with the next request.
+TEST_P(OtlpStageTest, RetryDisabledGivesUpAtTheFirstFailure) {
+  receiver_->shutdown();  // every attempt fails, retryably (connection refused)
+  auto c = exporter_config();
+  c.retry_on_failure.enabled = false;
+  c.timeout = 1s;  // an attempt at a closed OTLP/HTTP port can last the whole timeout
+  auto s = pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{});
+  s->start();
+  std::atomic<int> settled{0}, failed{0};
+  for (int i = 0; i < 2; ++i) {
+    auto b = from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json);
+    b->delivery = pdata::DeliveryToken::make([&](bool ok) { ++(ok ? settled : failed); });
+    ASSERT_TRUE(s->consume_logs(std::move(b)).accepted());
+  }
+  ASSERT_TRUE(eventually([&] { return failed.load() == 2; }));
+  EXPECT_EQ(settled.load(), 0);
+  EXPECT_EQ(metric(*s, "tern_exporter_items_undelivered_total"), 2);
+  EXPECT_EQ(metric(*s, "tern_exporter_retries_total"), 0);
+  s->shutdown(1s);
+}
+
+// retry_on_failure.max_elapsed_time: retried with back-off, then given up while the stage
+// runs on (not only at shutdown).
+TEST_P(OtlpStageTest, MaxElapsedTimeEndsTheRetries) {
+  receiver_->shutdown();
+  auto c = exporter_config();
+  c.retry_on_failure.initial_interval = 20ms;
+  c.retry_on_failure.max_interval = 40ms;
+  c.retry_on_failure.multiplier = 1.5;
+  c.retry_on_failure.max_elapsed_time = 600ms;
+  c.timeout = 200ms;  // an attempt at a closed OTLP/HTTP port can last the whole timeout
+  auto s = pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{});
+  s->start();
+  std::atomic<int> settled{0}, failed{0};
+  auto b = from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json);
+  b->delivery = pdata::DeliveryToken::make([&](bool ok) { ++(ok ? settled : failed); });
+  ASSERT_TRUE(s->consume_logs(std::move(b)).accepted());
+  ASSERT_TRUE(eventually([&] { return failed.load() == 1; }));
+  EXPECT_EQ(settled.load(), 0);
+  EXPECT_GE(metric(*s, "tern_exporter_retries_total"), 1);
+  EXPECT_EQ(metric(*s, "tern_exporter_items_undelivered_total"), 1);
+  s->shutdown(1s);
+}
+
+// sending_queue.queue_size bounds the requests waiting: one more is back-pressure. One
+// consumer (num_consumers) then delivers them all.
+TEST_P(OtlpStageTest, QueueSizeBoundsTheWaitingRequests) {
+  auto c = exporter_config();
+  c.sending_queue.queue_size = 3;
+  c.sending_queue.num_consumers = 1;
+  auto s = pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{});  // not started: nothing leaves
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(s->consume_logs(from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json))
+                    .accepted());
+  const auto full =
+      s->consume_logs(from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json));
+  EXPECT_FALSE(full.accepted());
+  EXPECT_EQ(full.code, pipeline::ConsumeCode::kRetryLater);
+  s->start();
+  s->shutdown(20s);
+  EXPECT_EQ(sink_.log_records(), 3u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Protocols, OtlpStageTest, ::testing::Values(Protocol::kGrpc, Protocol::kHttp),
                          [](const auto& info) { return info.param == Protocol::kHttp ? "Http" : "Grpc"; });
 
