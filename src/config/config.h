@@ -191,7 +191,13 @@ struct Component {
 using Receiver = Component<OtlpReceiverConfig, FilelogReceiverConfig>;
 using Processor = Component<BatchProcessorConfig, MemoryLimiterProcessorConfig, AttributesProcessorConfig>;
 using Exporter = Component<ElasticsearchExporterConfig, OtlpExporterConfig, DebugExporterConfig>;
-using Extension = Component<HealthCheckExtensionConfig>;
+// `file_storage` (the Collector's storage extension): a directory a component keeps its
+// state in. A filelog receiver whose `storage` names one keeps its checkpoint there.
+struct FileStorageExtensionConfig {
+  std::string directory = "/var/lib/otelcol/file_storage";  // the Collector's default on Linux
+};
+
+using Extension = Component<HealthCheckExtensionConfig, FileStorageExtensionConfig>;
 
 struct Pipeline {
   Signal signal = Signal::kLogs;

@@ -620,6 +620,23 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     MapReader d(ctx, r.get("logs_dynamic_id"), r.sub_path("logs_dynamic_id"));
     d.boolean("enabled", c.logs_dynamic_id);
   }
+  // Deprecated in the Collector, where they no longer do anything: accepted with a warning
+  // so that older configs load, and their users learn how routing works here.
+  for (const char* key : {"logs_dynamic_index", "metrics_dynamic_index", "traces_dynamic_index"}) {
+    if (!r.has(key)) {
+      r.get(key);
+      continue;
+    }
+    const YAML::Mark at_key = r.mark(key);
+    MapReader d(ctx, r.get(key), r.sub_path(key));
+    bool enabled = false;
+    d.boolean("enabled", enabled);
+    ctx.warning(at_key,
+                fmt::format("{}: has no effect (deprecated in the OpenTelemetry Collector): documents "
+                            "are routed by their data_stream.* or elasticsearch.index attributes "
+                            "unless a static logs_index/metrics_index/traces_index is set",
+                            r.sub_path(key)));
+  }
   r.str("pipeline", c.pipeline);
   r.duration("timeout", c.timeout);
   {
@@ -734,6 +751,14 @@ void decode(Ctx&, MapReader& r, const YAML::Mark&, DebugExporterConfig& c) {
   using V = DebugExporterConfig::Verbosity;
   r.choice("verbosity", c.verbosity,
            {{"basic", V::kBasic}, {"normal", V::kNormal}, {"detailed", V::kDetailed}});
+}
+
+void decode(Ctx& ctx, MapReader& r, const YAML::Mark&, FileStorageExtensionConfig& c) {
+  r.str("directory", c.directory);
+  if (c.directory.empty())
+    ctx.error(r.mark("directory"), fmt::format("{}: directory must not be empty", r.path()));
+  // The Collector's other keys tune its bbolt database, which Tern does not have.
+  for (const char* key : {"timeout", "compaction", "fsync", "create_directory"}) r.get(key);
 }
 
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark&, HealthCheckExtensionConfig& c) {
@@ -898,9 +923,27 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
        type<Exporter, OtlpExporterConfig>("otlp", kAllSignals), otlphttp_exporter_type(kAllSignals),
        type<Exporter, DebugExporterConfig>("debug", kAllSignals)},
       cfg.exporters);
-  auto extensions = decode_section<Extension>(
-      ctx, top, "extensions", "extension",
-      {type<Extension, HealthCheckExtensionConfig>("health_check", kAllSignals)}, cfg.extensions);
+  auto extensions =
+      decode_section<Extension>(ctx, top, "extensions", "extension",
+                                {type<Extension, HealthCheckExtensionConfig>("health_check", kAllSignals),
+                                 type<Extension, FileStorageExtensionConfig>("file_storage", kAllSignals)},
+                                cfg.extensions);
+  // A filelog `storage` that names a file_storage extension (the Collector's form) means that
+  // extension's directory; any other value is the directory itself (Tern's form).
+  for (auto& rc : cfg.receivers) {
+    auto* f = std::get_if<FilelogReceiverConfig>(&rc.settings);
+    if (!f || f->storage.empty()) continue;
+    for (const auto& ext : cfg.extensions) {
+      const auto* fs = std::get_if<FileStorageExtensionConfig>(&ext.settings);
+      if (fs && ext.id.str() == f->storage) {
+        f->storage = fs->directory;
+        auto d = extensions.find(ext.id.str());
+        if (d != extensions.end())
+          d->second.used = true;  // used by a receiver, not only by service.extensions
+        break;
+      }
+    }
+  }
 
   YAML::Node service_node = top.get("service");
   if (!service_node.IsDefined() || service_node.IsNull()) {

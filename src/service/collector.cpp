@@ -241,7 +241,9 @@ void Collector::start() {
     for (const auto& ext_id : i.config.service_extensions) {
       const auto* ext = find(i.config.extensions, ext_id);
       if (!ext) continue;
-      const auto& hc = std::get<config::HealthCheckExtensionConfig>(ext->settings);
+      const auto* hcp = std::get_if<config::HealthCheckExtensionConfig>(&ext->settings);
+      if (!hcp) continue;  // file_storage: a directory the receivers already resolved
+      const auto& hc = *hcp;
       auto [host, port] = net::split_host_port(hc.endpoint);
       net::HttpServerOptions o;
       o.host = host;

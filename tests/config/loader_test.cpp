@@ -908,7 +908,8 @@ extensions:
           "t.yaml:8:3: error: invalid processor id \"batch/\" (expected type or type/name)",
           "t.yaml:11:3: error: unknown exporter type \"kafka\" in exporters (known types: elasticsearch, "
           "otlp, otlphttp, debug)",
-          "t.yaml:13:3: error: unknown extension type \"pprof\" in extensions (known types: health_check)"));
+          "t.yaml:13:3: error: unknown extension type \"pprof\" in extensions (known types: health_check, "
+          "file_storage)"));
 }
 
 TEST(Problems, ComponentRules) {
@@ -1420,6 +1421,57 @@ service:
                   "t.yaml:6:3: error: processors.resource/empty: attributes must list at least one action",
                   "t.yaml:7:3: error: processors.attributes: actions must list at least one action",
                   "t.yaml:8:5: error: unknown key \"attributes\" in processors.attributes"));
+}
+
+// logs/metrics/traces_dynamic_index, deprecated no-ops in the Collector: loaded, with a warning.
+TEST(Problems, DeprecatedDynamicIndexIsAWarning) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: }}}
+exporters:
+  elasticsearch:
+    endpoint: http://127.0.0.1:9200
+    logs_dynamic_index: {enabled: true}
+    traces_dynamic_index:
+      enabled: false
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch]}
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          "t.yaml:5:25: warning: exporters.elasticsearch.logs_dynamic_index: has no effect (deprecated in "
+          "the OpenTelemetry Collector): documents are routed by their data_stream.* or "
+          "elasticsearch.index attributes unless a static logs_index/metrics_index/traces_index is set",
+          "t.yaml:7:7: warning: exporters.elasticsearch.traces_dynamic_index: has no effect (deprecated "
+          "in the OpenTelemetry Collector): documents are routed by their data_stream.* or "
+          "elasticsearch.index attributes unless a static logs_index/metrics_index/traces_index is set"));
+  EXPECT_TRUE(errors(r).empty());
+}
+
+// A filelog `storage` naming a file_storage extension is that extension's directory; any
+// other value is a directory (Tern's form).
+TEST(Loader, FilelogStorageFromFileStorageExtension) {
+  auto r = load(R"(
+receivers:
+  filelog: {include: [/var/log/a.log], storage: file_storage/state}
+  filelog/plain: {include: [/var/log/b.log], storage: /var/lib/tern}
+extensions:
+  file_storage/state:
+    directory: /var/lib/otelcol/state
+    timeout: 1s
+  file_storage:
+exporters: {debug: }
+service:
+  extensions: [file_storage]
+  pipelines:
+    logs: {receivers: [filelog, filelog/plain], exporters: [debug]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());  // file_storage/state is used by the receiver, not unused
+  EXPECT_EQ(settings<FilelogReceiverConfig>(r.config.receivers, "filelog").storage, "/var/lib/otelcol/state");
+  EXPECT_EQ(settings<FilelogReceiverConfig>(r.config.receivers, "filelog/plain").storage, "/var/lib/tern");
+  EXPECT_EQ(settings<FileStorageExtensionConfig>(r.config.extensions, "file_storage").directory,
+            "/var/lib/otelcol/file_storage");
 }
 
 }  // namespace

@@ -436,6 +436,36 @@ TEST_F(CollectorTest, FilelogBatchesFollowMaxBatchLines) {
   fs::remove(log);
 }
 
+// The Collector's form of a filelog checkpoint: `storage: file_storage` names a file_storage
+// extension (listed in service.extensions beside health_check), whose directory holds it.
+TEST_F(CollectorTest, FilelogStorageNamesAFileStorageExtension) {
+  start_sink();
+  const std::string tag = std::to_string(::getpid());
+  const fs::path log = fs::temp_directory_path() / ("tern-collector-fs-" + tag + ".log");
+  const fs::path dir = fs::temp_directory_path() / ("tern-collector-fs-" + tag);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  {
+    std::ofstream f(log);
+    for (int i = 0; i < 20; ++i) f << "line " << i << "\n";
+  }
+  std::string yaml = config_yaml(sink_port_);
+  yaml.replace(yaml.find("processors:\n"), 0,
+               "  filelog:\n    include: [" + log.string() +
+                   "]\n    start_at: beginning\n    storage: file_storage\n");
+  yaml.replace(yaml.find("receivers: [otlp]"), 17, "receivers: [otlp, filelog]");
+  yaml.replace(yaml.find("  health_check:\n"), 0, "  file_storage:\n    directory: " + dir.string() + "\n");
+  yaml.replace(yaml.find("extensions: [health_check]"), 26, "extensions: [health_check, file_storage]");
+  start_collector(yaml);
+  wait_for_logs(20, std::chrono::steady_clock::now() + std::chrono::seconds(20));
+  EXPECT_EQ(sink_->count("logs-*"), 20);
+  collector_->shutdown(std::chrono::seconds(10));
+  collector_.reset();
+  EXPECT_TRUE(fs::exists(dir / "filelog-filelog.json"));
+  fs::remove(log);
+  fs::remove_all(dir);
+}
+
 // The disk queue: what a client was answered 200 for is on disk; a collector stopped before
 // it could deliver (the sink is down) leaves it there, and the next one on the same
 // directory delivers it.
