@@ -314,6 +314,14 @@ void check_host_port(Ctx& ctx, const MapReader& r, std::string_view key, const s
   }
 }
 
+// A retry block's back-off bounds (the Elasticsearch exporter's `retry`, the OTLP
+// exporters' `retry_on_failure`).
+void check_backoff(Ctx& ctx, MapReader& rt, Duration initial, Duration max) {
+  if (max < initial)
+    ctx.error(rt.mark("max_interval"),
+              fmt::format("{}: max_interval must not be smaller than initial_interval", rt.path()));
+}
+
 // `min_version` and `max_version` of a `tls` block (the Collector's configtls keys). `grpc`:
 // the block configures gRPC, whose grpc++ (1.51) always offers TLS 1.2 and 1.3 and has no
 // way to narrow that: a bound that would narrow it is an error there, not a silent no-op.
@@ -463,13 +471,12 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, MemoryLimiterProcessor
   }
 }
 
-void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProcessorConfig& c) {
+// The `attributes` and `resource` processors (resource_processor_type). The Collector's
+// resource processor lists its actions under `attributes`; Tern also takes `actions` there
+// (its first spelling), not both.
+void decode_actions(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProcessorConfig& c,
+                    bool resource) {
   using A = AttributesProcessorConfig::Action;
-  // Both processors decode into this config, told apart by the component's type in the path
-  // ("processors.resource/name"). The Collector's resource processor lists its actions under
-  // `attributes`; Tern also takes `actions` there (its first spelling), not both.
-  const std::string_view id = std::string_view(r.path()).substr(std::string_view("processors.").size());
-  const bool resource = id.substr(0, id.find('/')) == "resource";
   std::string list_key = "actions";
   if (resource && (r.has("attributes") || !r.has("actions"))) {
     if (r.has("actions")) {
@@ -502,6 +509,10 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProcessorCon
   }
   if (c.actions.empty())
     ctx.error(at, fmt::format("{}: {} must list at least one action", r.path(), list_key));
+}
+
+void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProcessorConfig& c) {
+  decode_actions(ctx, r, at, c, /*resource=*/false);
 }
 
 // An exporter's `tls`. `insecure` (plaintext) for the OTLP exporters, as in the Collector.
@@ -570,10 +581,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     rt.duration("initial_interval", c.retry.initial_interval);
     rt.duration("max_interval", c.retry.max_interval);
     rt.uints("retry_on_status", c.retry.retry_on_status, 599);
-    if (c.retry.max_interval < c.retry.initial_interval) {
-      ctx.error(rt.mark("max_interval"),
-                fmt::format("{}: max_interval must not be smaller than initial_interval", rt.path()));
-    }
+    check_backoff(ctx, rt, c.retry.initial_interval, c.retry.max_interval);
   }
   r.choice("compression", c.compression, {{"gzip", Compression::kGzip}, {"none", Compression::kNone}});
   {
@@ -711,9 +719,8 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
     if (p.initial_interval <= Duration{0}) {
       ctx.error(rt.mark("initial_interval"),
                 fmt::format("{}: initial_interval must be greater than 0", rt.path()));
-    } else if (p.max_interval < p.initial_interval) {
-      ctx.error(rt.mark("max_interval"),
-                fmt::format("{}: max_interval must not be shorter than initial_interval", rt.path()));
+    } else {
+      check_backoff(ctx, rt, p.initial_interval, p.max_interval);
     }
   }
   {
@@ -784,6 +791,16 @@ TypeInfo<C> type(std::string name, std::vector<Signal> signals) {
   return {std::move(name), std::move(signals), [](Ctx& ctx, MapReader& r, const YAML::Mark& at, auto& v) {
             v = T{};
             decode(ctx, r, at, std::get<T>(v));
+          }};
+}
+
+// `resource`: the attributes processor's settings, on resource attributes, listed under
+// `attributes` as in the Collector.
+TypeInfo<Processor> resource_processor_type(std::vector<Signal> signals) {
+  return {"resource", std::move(signals), [](Ctx& ctx, MapReader& r, const YAML::Mark& at, auto& v) {
+            AttributesProcessorConfig c;
+            decode_actions(ctx, r, at, c, /*resource=*/true);
+            v = std::move(c);
           }};
 }
 
@@ -915,7 +932,7 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
                                 {type<Processor, BatchProcessorConfig>("batch", kAllSignals),
                                  type<Processor, MemoryLimiterProcessorConfig>("memory_limiter", kAllSignals),
                                  type<Processor, AttributesProcessorConfig>("attributes", kAllSignals),
-                                 type<Processor, AttributesProcessorConfig>("resource", kAllSignals)},
+                                 resource_processor_type(kAllSignals)},
                                 cfg.processors);
   auto exporters = decode_section<Exporter>(
       ctx, top, "exporters", "exporter",

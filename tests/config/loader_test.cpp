@@ -1363,7 +1363,7 @@ service:
   EXPECT_THAT(
       messages(r),
       ElementsAre(
-          "t.yaml:5:60: error: exporters.otlp.retry_on_failure: max_interval must not be shorter than "
+          "t.yaml:5:60: error: exporters.otlp.retry_on_failure: max_interval must not be smaller than "
           "initial_interval",
           "t.yaml:5:76: error: exporters.otlp.retry_on_failure.multiplier: expected a number from 1 to 100, "
           "got "
