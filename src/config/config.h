@@ -142,6 +142,9 @@ struct ElasticsearchExporterConfig {
     std::uint64_t queue_size = 1000;  // items
     std::uint64_t max_bytes = 0;      // 0 = no byte bound
     std::string directory;
+    // The Collector's persistent queue: the id of a file_storage extension. The loader
+    // turns it into a disk queue in a directory of that extension (storage_directory()).
+    std::string storage;
     std::uint64_t max_size = 1024ull * 1024 * 1024;
     std::uint64_t segment_size = 64ull * 1024 * 1024;
     Sync sync = Sync::kBatch;
@@ -166,6 +169,7 @@ struct OtlpExporterConfig {
     Duration initial_interval = 100ms;
     Duration max_interval = 30s;
     double multiplier = 2.0;
+    double randomization_factor = 0.5;  // each back-off × [1 - f, 1 + f], as the Collector's
     Duration max_elapsed_time = 0s;  // 0: no limit
   } retry_on_failure;
   struct SendingQueue {

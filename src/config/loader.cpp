@@ -4,9 +4,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -674,13 +676,34 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
       c.num_workers = consumers;
     }
     q.str("directory", s.directory);
+    // `storage: file_storage[/name]`: the Collector's persistent queue, here the disk queue in
+    // a directory of that extension (resolved once the extensions are read).
+    const bool has_type = q.has("type");
+    q.str("storage", s.storage);
+    if (q.has("storage")) {
+      if (s.storage.empty()) {
+        ctx.error(q.mark("storage"),
+                  fmt::format("{}: storage must name a file_storage extension", q.sub_path("storage")));
+      } else if (has_type && s.type != Q::Type::kDisk) {
+        ctx.error(q.mark("storage"),
+                  fmt::format("{}: storage is a disk queue; it cannot go with type: memory",
+                              q.sub_path("storage")));
+      } else if (!s.directory.empty()) {
+        ctx.error(q.mark("storage"),
+                  fmt::format("{}: set storage (a file_storage extension) or directory, not both",
+                              q.sub_path("storage")));
+      } else {
+        if (!q.has("enabled")) s.enabled = true;  // as in the Collector, where the queue is on by default
+        s.type = Q::Type::kDisk;
+      }
+    }
     q.size("max_size", s.max_size);
     q.size("segment_size", s.segment_size);
     q.choice("sync", s.sync,
              {{"batch", Q::Sync::kBatch}, {"interval", Q::Sync::kInterval}, {"none", Q::Sync::kNone}});
     q.duration("sync_interval", s.sync_interval);
     q.choice("compression", s.compress, {{"none", false}, {"zstd", true}});
-    if (s.enabled && s.type == Q::Type::kDisk && s.directory.empty()) {
+    if (s.enabled && s.type == Q::Type::kDisk && s.directory.empty() && !q.has("storage")) {
       ctx.error(qn.Mark(), fmt::format("{}: directory is required when type is disk", q.path()));
     }
     if (s.enabled && s.type == Q::Type::kMemory && s.queue_size == 0) {
@@ -715,7 +738,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
     rt.duration("max_interval", p.max_interval);
     rt.number("multiplier", p.multiplier, 1.0, 100.0);
     rt.duration("max_elapsed_time", p.max_elapsed_time);
-    rt.get("randomization_factor");  // accepted for compatibility; back-off is not randomized
+    rt.number("randomization_factor", p.randomization_factor, 0.0, 1.0);
     if (p.initial_interval <= Duration{0}) {
       ctx.error(rt.mark("initial_interval"),
                 fmt::format("{}: initial_interval must be greater than 0", rt.path()));
@@ -730,6 +753,13 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
     q.boolean("enabled", enabled);
     q.uint("num_consumers", sq.num_consumers, 1024);
     q.uint("queue_size", sq.queue_size);
+    if (q.has("storage")) {
+      q.get("storage");
+      ctx.error(q.mark("storage"),
+                fmt::format("{}: this exporter's queue is in memory only; a persistent queue "
+                            "(file_storage) is the elasticsearch exporter's",
+                            q.sub_path("storage")));
+    }
     if (!enabled) {
       ctx.warning(q.mark("enabled"), fmt::format("{}: the queue stays on (requests are encoded into it as "
                                                  "they arrive); queue_size bounds it",
@@ -945,21 +975,47 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
                                 {type<Extension, HealthCheckExtensionConfig>("health_check", kAllSignals),
                                  type<Extension, FileStorageExtensionConfig>("file_storage", kAllSignals)},
                                 cfg.extensions);
+  // The file_storage extension `id` names, marked used; null when there is none.
+  const auto file_storage = [&](const std::string& id) -> const FileStorageExtensionConfig* {
+    for (const auto& ext : cfg.extensions) {
+      const auto* fs = std::get_if<FileStorageExtensionConfig>(&ext.settings);
+      if (!fs || ext.id.str() != id) continue;
+      auto d = extensions.find(id);
+      if (d != extensions.end())
+        d->second.used = true;  // used by a component, not only by service.extensions
+      return fs;
+    }
+    return nullptr;
+  };
   // A filelog `storage` that names a file_storage extension (the Collector's form) means that
   // extension's directory; any other value is the directory itself (Tern's form).
   for (auto& rc : cfg.receivers) {
     auto* f = std::get_if<FilelogReceiverConfig>(&rc.settings);
     if (!f || f->storage.empty()) continue;
-    for (const auto& ext : cfg.extensions) {
-      const auto* fs = std::get_if<FileStorageExtensionConfig>(&ext.settings);
-      if (fs && ext.id.str() == f->storage) {
-        f->storage = fs->directory;
-        auto d = extensions.find(ext.id.str());
-        if (d != extensions.end())
-          d->second.used = true;  // used by a receiver, not only by service.extensions
-        break;
-      }
+    if (const auto* fs = file_storage(f->storage)) f->storage = fs->directory;
+  }
+  // An Elasticsearch exporter's sending_queue.storage must name a file_storage extension: its
+  // disk queue goes into a directory of its own there, exporter_<type>[_<name>] (the Collector
+  // keeps one queue per exporter in the extension too).
+  for (auto& ec : cfg.exporters) {
+    auto* es = std::get_if<ElasticsearchExporterConfig>(&ec.settings);
+    if (!es || es->sending_queue.storage.empty()) continue;
+    auto& q = es->sending_queue;
+    if (const auto* fs = file_storage(q.storage)) {
+      std::string leaf = "exporter_" + ec.id.type + (ec.id.name.empty() ? "" : "_" + ec.id.name);
+      for (char& ch : leaf)
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') ch = '_';
+      q.directory = (std::filesystem::path(fs->directory) / leaf).string();
+      continue;
     }
+    std::vector<std::string> names;
+    for (const auto& ext : cfg.extensions)
+      if (std::holds_alternative<FileStorageExtensionConfig>(ext.settings)) names.push_back(ext.id.str());
+    ctx.error(
+        root["exporters"][ec.id.str()]["sending_queue"]["storage"].Mark(),
+        fmt::format("exporters.{}.sending_queue.storage: \"{}\" is not a file_storage extension defined "
+                    "in extensions{}",
+                    ec.id.str(), q.storage, suggest(q.storage, names)));
   }
 
   YAML::Node service_node = top.get("service");

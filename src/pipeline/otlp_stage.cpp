@@ -6,12 +6,14 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
 
 #include "exporter/otlp/otlp_client.h"
 #include "otlp/proto_codec.h"
+#include "pipeline/backoff.h"
 #include "queue/memory_queue.h"
 
 namespace tern::pipeline {
@@ -242,6 +244,7 @@ class OtlpStage final : public ExporterStage {
     auto backoff = std::chrono::duration_cast<Ms>(retry_.initial_interval);
     const auto max_backoff = std::chrono::duration_cast<Ms>(retry_.max_interval);
     const auto started = Clock::now();
+    thread_local std::minstd_rand rng{std::random_device{}()};  // one per sender thread
     for (bool first = true;; first = false) {
       if (past_deadline()) return give_up(s, items, tokens, "at shutdown (timeout reached)");
       if (!first) retries_.fetch_add(1, std::memory_order_relaxed);
@@ -270,7 +273,10 @@ class OtlpStage final : public ExporterStage {
       }
       if (!retry_.enabled)
         return give_up(s, items, tokens, fmt::format("(retry_on_failure disabled): {}", st.message));
-      const auto wait = st.retry_after.count() > 0 ? st.retry_after : backoff;
+      // The server's Retry-After / RetryInfo as given; our own back-off randomized.
+      const auto wait = st.retry_after.count() > 0
+                            ? st.retry_after
+                            : randomize_interval(backoff, retry_.randomization_factor, rng);
       backoff = std::min(std::chrono::duration_cast<Ms>(backoff * retry_.multiplier), max_backoff);
       if (retry_.max_elapsed_time > config::Duration{0} &&
           Clock::now() + wait - started > retry_.max_elapsed_time) {

@@ -1323,7 +1323,7 @@ exporters:
   otlp:
     endpoint: collector.example:4317
     retry_on_failure: {enabled: true, initial_interval: 5s, max_interval: 30s, multiplier: 1.5,
-                       max_elapsed_time: 300s, randomization_factor: 0.5}
+                       max_elapsed_time: 300s, randomization_factor: 0.25}
     sending_queue: {enabled: true, num_consumers: 10, queue_size: 5000}
   otlphttp:
     endpoint: http://127.0.0.1:4318
@@ -1338,12 +1338,14 @@ service:
   EXPECT_EQ(o.retry_on_failure.max_interval, 30s);
   EXPECT_EQ(o.retry_on_failure.multiplier, 1.5);
   EXPECT_EQ(o.retry_on_failure.max_elapsed_time, 300s);
+  EXPECT_EQ(o.retry_on_failure.randomization_factor, 0.25);
   EXPECT_EQ(o.sending_queue.num_consumers, 10u);
   EXPECT_EQ(o.sending_queue.queue_size, 5000u);
   const auto& h = settings<OtlpExporterConfig>(r.config.exporters, "otlphttp");
   EXPECT_EQ(h.retry_on_failure.initial_interval, 100ms);
   EXPECT_EQ(h.retry_on_failure.max_elapsed_time, Duration{0});
   EXPECT_EQ(h.retry_on_failure.multiplier, 2.0);
+  EXPECT_EQ(h.retry_on_failure.randomization_factor, 0.5);  // the Collector's default
   EXPECT_EQ(h.sending_queue.num_consumers, 4u);
   EXPECT_EQ(h.sending_queue.queue_size, 1000u);
 }
@@ -1354,7 +1356,7 @@ receivers: {otlp: {protocols: {http: }}}
 exporters:
   otlp:
     endpoint: collector.example:4317
-    retry_on_failure: {initial_interval: 2s, max_interval: 1s, multiplier: 0.5}
+    retry_on_failure: {initial_interval: 2s, max_interval: 1s, multiplier: 0.5, randomization_factor: 2}
     sending_queue: {enabled: false, num_consumers: 0, queue_size: 0}
 service:
   pipelines:
@@ -1368,6 +1370,9 @@ service:
           "t.yaml:5:76: error: exporters.otlp.retry_on_failure.multiplier: expected a number from 1 to 100, "
           "got "
           "\"0.5\"",
+          "t.yaml:5:103: error: exporters.otlp.retry_on_failure.randomization_factor: expected a number from "
+          "0 "
+          "to 1, got \"2\"",
           "t.yaml:6:52: error: exporters.otlp.sending_queue: num_consumers must be greater than 0",
           "t.yaml:6:67: error: exporters.otlp.sending_queue: queue_size must be greater than 0",
           "t.yaml:6:30: warning: exporters.otlp.sending_queue: the queue stays on (requests are encoded into "
@@ -1472,6 +1477,79 @@ service:
   EXPECT_EQ(settings<FilelogReceiverConfig>(r.config.receivers, "filelog/plain").storage, "/var/lib/tern");
   EXPECT_EQ(settings<FileStorageExtensionConfig>(r.config.extensions, "file_storage").directory,
             "/var/lib/otelcol/file_storage");
+}
+
+// The Collector's persistent queue: an Elasticsearch exporter's sending_queue.storage names a
+// file_storage extension and becomes a disk queue in a directory of its own there.
+TEST(Loader, ElasticsearchPersistentQueueFromFileStorage) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+extensions:
+  file_storage/queue:
+    directory: /var/lib/otelcol/queue
+exporters:
+  elasticsearch:
+    endpoints: ["http://127.0.0.1:9200"]
+    sending_queue: {storage: file_storage/queue}
+  elasticsearch/b:
+    endpoints: ["http://127.0.0.1:9200"]
+    sending_queue: {storage: file_storage/queue, max_size: 2GiB}
+  elasticsearch/off:
+    endpoints: ["http://127.0.0.1:9200"]
+    sending_queue: {enabled: false, storage: file_storage/queue}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch, elasticsearch/b, elasticsearch/off]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());  // the extension is used by the exporters
+  using Q = ElasticsearchExporterConfig::SendingQueue;
+  const auto& a = settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch").sending_queue;
+  EXPECT_TRUE(a.enabled);
+  EXPECT_EQ(a.type, Q::Type::kDisk);
+  EXPECT_EQ(a.directory, "/var/lib/otelcol/queue/exporter_elasticsearch");
+  const auto& b = settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch/b").sending_queue;
+  EXPECT_EQ(b.directory, "/var/lib/otelcol/queue/exporter_elasticsearch_b");
+  EXPECT_EQ(b.max_size, 2ull << 30);
+  const auto& off =
+      settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch/off").sending_queue;
+  EXPECT_FALSE(off.enabled);  // an explicit enabled: false stays
+}
+
+TEST(Problems, PersistentQueueStorage) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+extensions:
+  file_storage:
+exporters:
+  elasticsearch/a:
+    endpoint: http://127.0.0.1:9200
+    sending_queue: {storage: file_storag}
+  elasticsearch/b:
+    endpoint: http://127.0.0.1:9200
+    sending_queue: {storage: file_storage, directory: /q}
+  elasticsearch/c:
+    endpoint: http://127.0.0.1:9200
+    sending_queue: {storage: file_storage, type: memory}
+  otlp:
+    endpoint: 127.0.0.1:4317
+    sending_queue: {storage: file_storage}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch/a, elasticsearch/b, elasticsearch/c, otlp]}
+)");
+  EXPECT_THAT(
+      errors(r),
+      ElementsAre(
+          "t.yaml:8:30: error: exporters.elasticsearch/a.sending_queue.storage: \"file_storag\" is not a "
+          "file_storage extension defined in extensions (did you mean \"file_storage\"?)",
+          "t.yaml:11:30: error: exporters.elasticsearch/b.sending_queue.storage: set storage (a "
+          "file_storage extension) or directory, not both",
+          "t.yaml:14:30: error: exporters.elasticsearch/c.sending_queue.storage: storage is a disk "
+          "queue; it cannot go with type: memory",
+          "t.yaml:17:30: error: exporters.otlp.sending_queue.storage: this exporter's queue is in "
+          "memory only; a persistent queue (file_storage) is the elasticsearch exporter's"));
 }
 
 }  // namespace

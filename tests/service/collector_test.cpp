@@ -512,6 +512,33 @@ TEST_F(CollectorTest, DiskQueueKeepsAcceptedDataAcrossARestart) {
   fs::remove_all(dir);
 }
 
+// The Collector's persistent queue, `sending_queue.storage: file_storage`: the disk queue in
+// a directory of the extension's; what was accepted while the sink was down is delivered by
+// the next collector on the same extension.
+TEST_F(CollectorTest, PersistentQueueInAFileStorageExtension) {
+  const auto dir = fs::temp_directory_path() / ("tern-collector-pq-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto with_storage = [&](std::uint16_t port) {
+    std::string yaml = config_yaml(port, "    sending_queue:\n      storage: file_storage\n");
+    yaml.replace(yaml.find("  health_check:\n"), 0, "  file_storage:\n    directory: " + dir.string() + "\n");
+    return yaml;
+  };
+  start_collector(with_storage(9));  // nothing listens there
+  for (int b = 0; b < 5; ++b) ASSERT_EQ(post("/v1/logs", logs_json(10, b), "application/json").status, 200);
+  collector_->shutdown(std::chrono::milliseconds(200));
+  collector_.reset();
+  ASSERT_TRUE(fs::is_directory(dir / "exporter_elasticsearch"));
+  ASSERT_FALSE(fs::is_empty(dir / "exporter_elasticsearch"));
+
+  start_sink();
+  start_collector(with_storage(sink_port_));
+  wait_for_logs(50, std::chrono::steady_clock::now() + std::chrono::seconds(30));
+  EXPECT_EQ(sink_->count("logs-*"), 50);
+  collector_->shutdown(std::chrono::seconds(10));
+  fs::remove_all(dir);
+}
+
 TEST_F(CollectorTest, AFullDiskQueueAnswers503WithRetryAfter) {
   const auto dir = fs::temp_directory_path() / ("tern-collector-full-" + std::to_string(::getpid()));
   fs::remove_all(dir);
