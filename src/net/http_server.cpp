@@ -384,6 +384,11 @@ void HttpServer::shutdown() {
   im.ioc.stop();
   for (auto& t : im.threads) t.join();
   im.threads.clear();
+  // The close posted above does not run when the io threads stop first (no session to wait
+  // for): the port would keep listening, and clients' connections would sit in its backlog
+  // until their timeout instead of being refused. With the threads gone this is safe.
+  beast::error_code ec;
+  im.acceptor.close(ec);
 }
 
 }  // namespace tern::net

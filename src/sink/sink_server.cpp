@@ -241,6 +241,10 @@ void SinkServer::stop() {
     im.ioc.stop();
     for (auto& t : im.threads) t.join();
     im.threads.clear();
+    // The posted close may not have run before the threads stopped: close here (no thread
+    // left to race with), or the port keeps listening and clients hang instead of being refused.
+    beast::error_code ec;
+    im.acceptor.close(ec);
     im.running = false;
   }
   // Pending sessions die with the io_context (impl_ is reset in the destructor order below).

@@ -13,6 +13,7 @@
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "compression/gzip.h"
+#include "sink/sink_server.h"
 #include "support/process.h"
 
 namespace tern::sink {
@@ -204,6 +205,24 @@ TEST(SinkProcess, BadArgumentsAndBusyPortFail) {
   EXPECT_EQ(*code, 1);
   EXPECT_NE(second.output().find("tern sink: cannot start: bind: Address already in use"), std::string::npos)
       << second.output();
+}
+
+// After stop() (the server object still alive) the port refuses connections at once: the
+// listening socket used to be closed by a handler the stopping io threads could skip, and a
+// client then hung in the backlog until its own timeout.
+TEST(SinkServerStop, TheListeningPortIsClosed) {
+  for (int i = 0; i < 30; ++i) {
+    tern::sink::SinkOptions o;
+    o.port = 0;
+    tern::sink::SinkServer server(o);
+    const auto port = server.start();
+    server.stop();
+    boost::asio::io_context ioc;
+    boost::asio::ip::tcp::socket s(ioc);
+    boost::system::error_code ec;
+    s.connect({boost::asio::ip::make_address("127.0.0.1"), port}, ec);
+    ASSERT_EQ(ec, boost::asio::error::connection_refused) << "round " << i << ": " << ec.message();
+  }
 }
 
 TEST(ProcessSupport, CapturesLinesAndExitCodes) {
