@@ -251,8 +251,23 @@ class MapReader {
       }
       names.emplace_back(name);
     }
-    ctx_.error(n->Mark(), fmt::format("{}: invalid value \"{}\" (expected one of: {}){}", sub_path(key), *v,
-                                      join(names), suggest(*v, names)));
+    invalid_value(n->Mark(), key, *v, names);
+  }
+  // A string setting that must be one of `names`, kept as written.
+  void one_of(std::string_view key, std::string& out, const std::vector<std::string>& names) {
+    auto n = present(key);
+    if (!n) return;
+    auto v = ctx_.scalar(*n, sub_path(key));
+    if (!v) return;
+    if (std::find(names.begin(), names.end(), *v) != names.end())
+      out = std::move(*v);
+    else
+      invalid_value(n->Mark(), key, *v, names);
+  }
+  void invalid_value(const YAML::Mark& at, std::string_view key, const std::string& value,
+                     const std::vector<std::string>& names) {
+    ctx_.error(at, fmt::format("{}: invalid value \"{}\" (expected one of: {}){}", sub_path(key), value,
+                               join(names), suggest(value, names)));
   }
 
   void finish() {
@@ -273,15 +288,16 @@ class MapReader {
     return n;
   }
   std::optional<std::uint64_t> parse_uint(const YAML::Node& n, const std::string& path, std::uint64_t max) {
-    auto v = ctx_.scalar(n, path);
+    const auto v = ctx_.scalar(n, path);
     if (!v) return std::nullopt;
+    const std::string_view text = *v;
     std::uint64_t out = 0;
-    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
-    if (v->empty() || ec != std::errc() || end != v->data() + v->size() || out > max) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || out > max) {
       ctx_.error(n.Mark(),
                  max == UINT64_MAX
-                     ? fmt::format("{}: expected a non-negative integer, got \"{}\"", path, *v)
-                     : fmt::format("{}: expected an integer from 0 to {}, got \"{}\"", path, max, *v));
+                     ? fmt::format("{}: expected a non-negative integer, got \"{}\"", path, text)
+                     : fmt::format("{}: expected an integer from 0 to {}, got \"{}\"", path, max, text));
       return std::nullopt;
     }
     return out;
@@ -604,18 +620,12 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
   decode_tls(ctx, r, c.tls);
   {
     MapReader m(ctx, r.get("mapping"), r.sub_path("mapping"));
-    m.choice("mode", c.mapping_mode,
-             {{"otel", std::string("otel")},
-              {"bodymap", std::string("bodymap")},
-              {"none", std::string("none")},
-              {"raw", std::string("raw")}});
+    const std::vector<std::string> modes = {"otel", "bodymap", "none", "raw"};  // the encoder's
+    m.one_of("mode", c.mapping_mode, modes);
     m.strings("allowed_modes", c.mapping_allowed_modes);
-    const std::vector<std::string> modes = {"otel", "bodymap", "none", "raw"};
     for (const auto& name : c.mapping_allowed_modes)
       if (std::find(modes.begin(), modes.end(), name) == modes.end())
-        ctx.error(m.mark("allowed_modes"),
-                  fmt::format("{}.allowed_modes: invalid value \"{}\" (expected one of: {}){}",
-                              r.sub_path("mapping"), name, join(modes), suggest(name, modes)));
+        m.invalid_value(m.mark("allowed_modes"), "allowed_modes", name, modes);
     if (!c.mapping_allowed_modes.empty() &&
         std::find(c.mapping_allowed_modes.begin(), c.mapping_allowed_modes.end(), c.mapping_mode) ==
             c.mapping_allowed_modes.end())
