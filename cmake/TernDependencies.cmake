@@ -15,6 +15,7 @@ pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 pkg_check_modules(LIBISAL REQUIRED IMPORTED_TARGET libisal)  # ISA-L igzip: gzip level 1
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)  # Go/RE2 syntax: the Collector's regex_parser
 if(TERN_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

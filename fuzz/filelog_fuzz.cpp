@@ -4,7 +4,11 @@
 //    the whole text at once (so chunk boundaries never change a line), every line fits
 //    max_size, and the offsets end where the input ends;
 //  - parse_checkpoint on an arbitrary (damaged) checkpoint file: an error with a message, or
-//    positions that format_checkpoint writes back to a text that parses to the same.
+//    positions that format_checkpoint writes back to a text that parses to the same;
+//  - the operators' timestamp layouts (an arbitrary layout compiled, then an arbitrary text
+//    parsed with it and with the epoch layouts) and an operator chain (regex, json, time,
+//    severity, move) on an arbitrary line: never a crash, times never negative, captures
+//    are pieces of the line.
 // Byte 0 picks the reader and options; byte 1 the line size limit; byte 2 the chunking.
 #include <algorithm>
 #include <cstddef>
@@ -16,6 +20,8 @@
 
 #include "receiver/filelog/checkpoint.h"
 #include "receiver/filelog/line_splitter.h"
+#include "receiver/filelog/operators.h"
+#include "receiver/filelog/timestamp_layout.h"
 #include "require.h"
 
 namespace {
@@ -107,6 +113,71 @@ void check_checkpoint(std::string_view text) {
   }
 }
 
+// "<layout>\n<text>": the layout compiled, the text parsed with it; then the whole input as
+// a log line through a chain of operators.
+void check_operators(std::string_view input) {
+  const std::size_t nl = input.find('\n');
+  const std::string_view layout = input.substr(0, nl);
+  const std::string_view text = nl == std::string_view::npos ? std::string_view() : input.substr(nl + 1);
+  std::string error;
+  if (const auto l = fl::TimestampLayout::compile(layout, error)) {
+    for (bool utc : {true, false})
+      if (const auto ns = l->parse(text, utc)) require(*ns >= 0, "a layout parsed a negative time");
+  } else {
+    require(!error.empty(), "a refused layout without a message");
+  }
+  for (const char* e : {"s", "ms", "us", "ns", "s.ns"})
+    if (const auto ns = fl::parse_epoch(text, e)) require(*ns >= 0, "an epoch parsed a negative time");
+
+  using Op = tern::config::FilelogOperatorConfig;
+  static fl::Operators* ops = [] {
+    Op re;
+    re.type = Op::Type::kRegexParser;
+    re.regex = R"(^(?P<time>\S+)\s+(?:\[(?P<level>\w+)\]\s+)?(?P<message>.*)$)";
+    re.timestamp = Op::Timestamp{"attributes.time", false, "%Y-%m-%dT%H:%M:%S.%L%z", false};
+    Op::Severity sv;
+    sv.parse_from = "attributes.level";
+    sv.mapping = {{17, "error", 0, -1}, {13, "", 400, 499}};
+    re.severity = sv;
+    re.on_error = Op::OnError::kSendQuiet;
+    Op json;
+    json.type = Op::Type::kJsonParser;
+    json.parse_from = "attributes.message";
+    json.on_error = Op::OnError::kSendQuiet;
+    Op epoch;
+    epoch.type = Op::Type::kTimeParser;
+    epoch.timestamp = Op::Timestamp{"attributes.ts", true, "s.ms", true};
+    epoch.on_error = Op::OnError::kSendQuiet;
+    Op move;
+    move.type = Op::Type::kMove;
+    move.from = "attributes.message";
+    move.to = "body";
+    move.on_error = Op::OnError::kSendQuiet;
+    return new fl::Operators({re, json, epoch, move});
+  }();
+  static fl::Operators* regex_only = [] {
+    Op re;
+    re.type = Op::Type::kRegexParser;
+    re.regex = R"(^(?P<time>\S+)\s+(?:\[(?P<level>\w+)\]\s+)?(?P<message>.*)$)";
+    re.on_error = Op::OnError::kDropQuiet;
+    return new fl::Operators({re});
+  }();
+  tern::pdata::Arena arena;
+  const std::string_view line = arena.copy(input);
+  tern::pdata::LogRecord rec(arena);
+  rec.body = tern::pdata::AnyValue::string(line);
+  require(ops->apply(rec, arena), "send_quiet operators dropped a record");
+  tern::pdata::LogRecord only(arena);
+  only.body = tern::pdata::AnyValue::string(line);
+  if (regex_only->apply(only, arena)) {
+    for (const auto& kv : only.attributes) {  // captures: views of the line
+      const auto& v = kv.value.string_value;
+      require(v.data() >= line.data() && v.data() + v.size() <= line.data() + line.size(),
+              "a capture is not a piece of the line");
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -115,6 +186,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view rest(reinterpret_cast<const char*>(data + 3), size - 3);
   if (flags & 0x80) {
     check_checkpoint(std::string_view(reinterpret_cast<const char*>(data + 1), size - 1));
+    return 0;
+  }
+  if (flags & 0x40) {
+    check_operators(std::string_view(reinterpret_cast<const char*>(data + 1), size - 1));
     return 0;
   }
   // max_size 0..63, or a size beyond most inputs (no line is cut).

@@ -8,7 +8,7 @@ PACKAGES=(
   libboost-dev libssl-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libsimdjson-dev libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
-  libdeflate-dev libisal-dev zlib1g-dev libzstd-dev libxxhash-dev
+  libdeflate-dev libisal-dev zlib1g-dev libzstd-dev libxxhash-dev libre2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
 )

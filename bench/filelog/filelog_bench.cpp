@@ -1,7 +1,10 @@
 // File receiver throughput: Filelog/<parse>/<checkpoint> reads a file of kLines lines of 216
 // bytes (JSON objects, as bench/peers ships) from its beginning with a fresh receiver into a
 // consumer that takes every batch at once (its delivery token settles when the receiver lets
-// go); an iteration is the whole file. The baseline, in the same run, does the least any
+// go); an iteration is the whole file. <parse> is none, json (`parse: json`), or the
+// Collector-style operators: operators_json (json_parser, then time_parser on `ts` and
+// severity_parser on `level`) and operators_regex (a regex_parser taking ts, level and msg
+// out of the line, with timestamp and severity blocks). The baseline, in the same run, does the least any
 // tailer must: read the file in 64 KiB chunks, find the newlines and copy each line once.
 // Counters, per line: events_per_second, bytes_per_second, allocs_per_op, bytes_per_op (heap,
 // all threads).
@@ -91,11 +94,41 @@ void per_line_counters(benchmark::State& st, bench::AllocSnapshot before) {
   st.counters["bytes_per_op"] = static_cast<double>(after.bytes - before.bytes) / lines;
 }
 
-void filelog(benchmark::State& st, bool json, bool checkpoint) {
+std::vector<config::FilelogOperatorConfig> operators(bool regex) {
+  using Op = config::FilelogOperatorConfig;
+  Op::Severity sv;
+  sv.parse_from = "attributes.level";
+  for (const char* name : {"debug", "info", "warn", "error"})  // the default preset's common names
+    sv.mapping.push_back({name[0] == 'd' ? 5 : name[0] == 'i' ? 9 : name[0] == 'w' ? 13 : 17, name, 0, -1});
+  const Op::Timestamp ts{"attributes.ts", false, "%Y-%m-%dT%H:%M:%S.%LZ", true};
+  if (regex) {
+    Op re;
+    re.type = Op::Type::kRegexParser;
+    re.regex = R"re("ts":"(?P<ts>[^"]+)","level":"(?P<level>\w+)".*"msg":"(?P<msg>[^"]*)")re";
+    re.timestamp = ts;
+    re.severity = sv;
+    return {re};
+  }
+  Op json;
+  json.type = Op::Type::kJsonParser;
+  Op time;
+  time.type = Op::Type::kTimeParser;
+  time.timestamp = ts;
+  Op sev;
+  sev.type = Op::Type::kSeverityParser;
+  sev.severity = sv;
+  return {json, time, sev};
+}
+
+enum class Parse { kNone, kJson, kOperatorsJson, kOperatorsRegex };
+
+void filelog(benchmark::State& st, Parse parse, bool checkpoint) {
   config::FilelogReceiverConfig c;
   c.include = {file().path};
   c.start_at = config::FilelogReceiverConfig::StartAt::kBeginning;
-  if (json) c.parse = config::FilelogReceiverConfig::Parse::kJson;
+  if (parse == Parse::kJson) c.parse = config::FilelogReceiverConfig::Parse::kJson;
+  if (parse == Parse::kOperatorsJson || parse == Parse::kOperatorsRegex)
+    c.operators = operators(parse == Parse::kOperatorsRegex);
   const auto before = bench::alloc_snapshot();
   for (auto _ : st) {
     if (checkpoint) {
@@ -140,13 +173,19 @@ void baseline(benchmark::State& st) {
 }
 
 void register_all() {
-  for (bool json : {false, true})
-    for (bool cp : {false, true})
+  const std::pair<Parse, const char*> parses[] = {{Parse::kNone, "none"},
+                                                  {Parse::kJson, "json"},
+                                                  {Parse::kOperatorsJson, "operators_json"},
+                                                  {Parse::kOperatorsRegex, "operators_regex"}};
+  for (const auto& [parse, name] : parses)
+    for (bool cp : {false, true}) {
+      if (cp && (parse == Parse::kOperatorsJson || parse == Parse::kOperatorsRegex)) continue;
       benchmark::RegisterBenchmark(
-          (std::string("Filelog/") + (json ? "json" : "none") + (cp ? "/checkpoint" : "/no_storage")).c_str(),
-          [=](benchmark::State& st) { filelog(st, json, cp); })
+          (std::string("Filelog/") + name + (cp ? "/checkpoint" : "/no_storage")).c_str(),
+          [=](benchmark::State& st) { filelog(st, parse, cp); })
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);
+    }
   benchmark::RegisterBenchmark("Baseline/read_split_copy", baseline)
       ->UseRealTime()
       ->Unit(benchmark::kMillisecond);

@@ -3,6 +3,7 @@
 // Tern has, in a shape that follows the OpenTelemetry Collector's config file.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -44,6 +45,40 @@ struct OtlpReceiverConfig {
   } http;
 };
 
+// One entry of a filelog receiver's `operators` (the Collector's stanza operators, the
+// subset Tern runs; see docs/receivers.md). Fields are `body` or `attributes.<key>`.
+struct FilelogOperatorConfig {
+  enum class Type { kRegexParser, kJsonParser, kTimeParser, kSeverityParser, kRemove, kMove, kAdd };
+  enum class OnError { kSend, kSendQuiet, kDrop, kDropQuiet };
+  struct Timestamp {
+    std::string parse_from;
+    bool epoch = false;  // layout_type: epoch (else strptime)
+    std::string layout;
+    bool utc = false;  // location: UTC (else the local zone, the Collector's default)
+  };
+  // A severity mapping entry: a text value (lower-cased) or an inclusive integer range.
+  struct SeverityMatch {
+    std::int32_t number = 0;  // 1-24, what a match maps to
+    std::string text;         // empty: the range applies
+    std::int64_t min = 0, max = -1;
+  };
+  struct Severity {
+    std::string parse_from;
+    std::vector<SeverityMatch> mapping;  // the preset's entries first, then the config's
+    bool overwrite_text = false;
+  };
+  Type type = Type::kRegexParser;
+  std::string id;  // the operator's id (default: its type), in metrics and logs
+  OnError on_error = OnError::kSend;
+  std::string regex;                   // regex_parser
+  std::string parse_from = "body";     // parsers
+  std::optional<Timestamp> timestamp;  // parsers' `timestamp` block, or time_parser's own fields
+  std::optional<Severity> severity;    // parsers' `severity` block, or severity_parser's own
+  std::string field;                   // remove, add
+  std::string from, to;                // move
+  std::string value;                   // add
+};
+
 struct FilelogReceiverConfig {
   enum class StartAt { kBeginning, kEnd };
   enum class Parse { kNone, kJson };
@@ -64,6 +99,8 @@ struct FilelogReceiverConfig {
   // and fsyncs; with a memory queue, up to 32 unsettled batches are held encoded.
   std::uint64_t max_batch_lines = 1000;
   std::uint64_t max_batch_size = 1024 * 1024;
+  // Run in order on each record after it is read (and `parse`d).
+  std::vector<FilelogOperatorConfig> operators;
 };
 
 struct BatchProcessorConfig {

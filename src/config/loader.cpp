@@ -1,6 +1,7 @@
 #include "config/loader.h"
 
 #include <fmt/format.h>
+#include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -13,6 +14,8 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+
+#include "receiver/filelog/timestamp_layout.h"
 
 namespace tern::config {
 namespace {
@@ -419,6 +422,242 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c)
   }
 }
 
+// ---- filelog operators (the Collector's stanza operators; the subset Tern runs) ----------
+
+// `body`, `attributes.<key>` or `attributes["<key>"]`, normalized to `body` / `attributes.<key>`.
+std::optional<std::string> operator_field(Ctx& ctx, MapReader& r, std::string_view key, bool required) {
+  if (!r.has(key)) {
+    if (required) ctx.error(r.mark(key), fmt::format("{}: {} is required", r.path(), key));
+    return std::nullopt;
+  }
+  std::string f;
+  r.str(key, f);
+  if (f == "body") return f;
+  std::string name;
+  if (f.starts_with("attributes[\"") && f.ends_with("\"]") && f.size() > 14)
+    name = f.substr(12, f.size() - 14);
+  else if (f.starts_with("attributes.") && f.size() > 11)
+    name = f.substr(11);
+  if (name.empty()) {
+    ctx.error(r.mark(key), fmt::format("{}: \"{}\" is not a field Tern's operators handle (body, "
+                                       "attributes.<key> or attributes[\"<key>\"])",
+                                       r.sub_path(key), f));
+    return std::nullopt;
+  }
+  return "attributes." + name;
+}
+
+std::optional<std::int32_t> severity_alias(std::string_view alias) {
+  if (alias == "default") return 0;
+  static constexpr std::string_view kBase[] = {"trace", "debug", "info", "warn", "error", "fatal"};
+  for (int b = 0; b < 6; ++b) {
+    if (!alias.starts_with(kBase[b])) continue;
+    const std::string_view rest = alias.substr(kBase[b].size());
+    if (rest.empty()) return 1 + 4 * b;
+    if (rest.size() == 1 && rest[0] >= '2' && rest[0] <= '4') return 1 + 4 * b + (rest[0] - '1');
+  }
+  return std::nullopt;
+}
+
+void add_severity_value(Ctx& ctx, const YAML::Node& n, const std::string& path, std::int32_t number,
+                        std::vector<FilelogOperatorConfig::SeverityMatch>& out) {
+  if (n.IsMap()) {
+    MapReader range(ctx, n, path);
+    std::uint64_t lo = 0, hi = 0;
+    range.uint("min", lo, INT64_MAX);
+    range.uint("max", hi, INT64_MAX);
+    if (!range.has("min") || !range.has("max"))
+      ctx.error(n.Mark(), fmt::format("{}: a range needs min and max", path));
+    else if (lo > hi)
+      ctx.error(n.Mark(), fmt::format("{}: min must not be greater than max", path));
+    out.push_back({number, {}, static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)});
+    return;
+  }
+  auto v = ctx.scalar(n, path);
+  if (!v) return;
+  // "2xx".."5xx": the HTTP status ranges.
+  if (v->size() == 3 && (*v)[0] >= '2' && (*v)[0] <= '5' && v->substr(1) == "xx") {
+    const std::int64_t base = ((*v)[0] - '0') * 100;
+    out.push_back({number, {}, base, base + 99});
+    return;
+  }
+  std::string text = *v;
+  for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  out.push_back({number, std::move(text), 0, -1});
+}
+
+// A `severity` block, or severity_parser's own fields (`r` is then the operator).
+FilelogOperatorConfig::Severity decode_severity(Ctx& ctx, MapReader& r) {
+  FilelogOperatorConfig::Severity sv;
+  if (auto f = operator_field(ctx, r, "parse_from", true)) sv.parse_from = *f;
+  r.boolean("overwrite_text", sv.overwrite_text);
+  std::string preset = "default";
+  r.one_of("preset", preset, {"default", "none"});
+  YAML::Node mapping = r.get("mapping");
+  if (mapping.IsDefined() && !mapping.IsNull()) {
+    if (!mapping.IsMap()) {
+      ctx.error(mapping.Mark(),
+                fmt::format("{}: expected a mapping of severity names to values", r.sub_path("mapping")));
+    } else {
+      for (const auto& e : mapping) {
+        const std::string alias = e.first.IsScalar() ? e.first.Scalar() : "";
+        const std::string path = r.sub_path("mapping") + "." + alias;
+        const auto number = severity_alias(alias);
+        if (!number) {
+          ctx.error(e.first.Mark(),
+                    fmt::format("{}: unknown severity \"{}\" (expected default, or trace, debug, info, "
+                                "warn, error or fatal, each also with 2, 3 or 4 after it)",
+                                r.sub_path("mapping"), alias));
+          continue;
+        }
+        if (e.second.IsSequence()) {
+          for (const auto& item : e.second) add_severity_value(ctx, item, path, *number, sv.mapping);
+        } else {
+          add_severity_value(ctx, e.second, path, *number, sv.mapping);
+        }
+      }
+    }
+  }
+  if (preset == "default") {  // each severity name for itself, and 404 as an error (the Collector's preset)
+    for (const char* base : {"trace", "debug", "info", "warn", "error", "fatal"}) {
+      for (const char* suffix : {"", "2", "3", "4"}) {
+        const std::string alias = std::string(base) + suffix;
+        sv.mapping.push_back({*severity_alias(alias), alias, 0, -1});
+      }
+    }
+    sv.mapping.push_back({17, "404", 0, -1});
+  }
+  return sv;
+}
+
+// A `timestamp` block, or time_parser's own fields.
+FilelogOperatorConfig::Timestamp decode_timestamp(Ctx& ctx, MapReader& r) {
+  FilelogOperatorConfig::Timestamp ts;
+  if (auto f = operator_field(ctx, r, "parse_from", true)) ts.parse_from = *f;
+  std::string type = "strptime";
+  r.one_of("layout_type", type, {"strptime", "epoch", "gotime"});
+  ts.epoch = type == "epoch";
+  r.str("layout", ts.layout);
+  if (type == "gotime") {
+    ctx.error(r.mark("layout_type"), fmt::format("{}: gotime layouts are not supported; write the layout "
+                                                 "with strptime directives (layout_type: strptime)",
+                                                 r.sub_path("layout_type")));
+  } else if (!r.has("layout")) {
+    ctx.error(r.mark("layout"), fmt::format("{}: layout is required", r.path()));
+  } else if (ts.epoch && !receiver::filelog::valid_epoch_layout(ts.layout)) {
+    ctx.error(r.mark("layout"), fmt::format("{}: invalid epoch layout \"{}\" (expected one of: s, ms, us, "
+                                            "ns, s.ms, s.us, s.ns)",
+                                            r.sub_path("layout"), ts.layout));
+  } else if (!ts.epoch) {
+    std::string error;
+    if (!receiver::filelog::TimestampLayout::compile(ts.layout, error))
+      ctx.error(r.mark("layout"), fmt::format("{}: {}", r.sub_path("layout"), error));
+  }
+  std::string location = "Local";
+  r.str("location", location);
+  if (location == "UTC" || location == "Etc/UTC") {
+    ts.utc = true;
+  } else if (location != "Local") {
+    ctx.error(r.mark("location"),
+              fmt::format("{}: only UTC or Local (the host's zone) are supported, got \"{}\"",
+                          r.sub_path("location"), location));
+  }
+  return ts;
+}
+
+void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, FilelogOperatorConfig& op) {
+  using T = FilelogOperatorConfig::Type;
+  using E = FilelogOperatorConfig::OnError;
+  MapReader r(ctx, n, path);
+  if (!r.has("type")) {
+    ctx.error(n.Mark(), fmt::format("{}: type is required", path));
+    r.entries();  // nothing else is checked without a type
+    return;
+  }
+  std::string type;
+  r.one_of("type", type,
+           {"regex_parser", "json_parser", "time_parser", "severity_parser", "remove", "move", "add"});
+  if (type.empty()) {  // reported: nothing else can be checked
+    r.entries();
+    return;
+  }
+  op.type = type == "json_parser"       ? T::kJsonParser
+            : type == "time_parser"     ? T::kTimeParser
+            : type == "severity_parser" ? T::kSeverityParser
+            : type == "remove"          ? T::kRemove
+            : type == "move"            ? T::kMove
+            : type == "add"             ? T::kAdd
+                                        : T::kRegexParser;
+  op.id = type;
+  r.str("id", op.id);
+  for (const char* unsupported : {"if", "output"}) {
+    if (!r.has(unsupported)) continue;
+    r.get(unsupported);
+    ctx.error(r.mark(unsupported), fmt::format("{}: {} is not supported (operators run in order, on every "
+                                               "record)",
+                                               r.sub_path(unsupported), unsupported));
+  }
+  const bool parser = op.type == T::kRegexParser || op.type == T::kJsonParser;
+  r.choice(
+      "on_error", op.on_error,
+      {{"send", E::kSend}, {"send_quiet", E::kSendQuiet}, {"drop", E::kDrop}, {"drop_quiet", E::kDropQuiet}});
+  if (parser) {
+    if (auto f = operator_field(ctx, r, "parse_from", false)) op.parse_from = *f;
+    std::string to = "attributes";
+    r.str("parse_to", to);
+    if (to != "attributes")
+      ctx.error(r.mark("parse_to"), fmt::format("{}: only attributes is supported", r.sub_path("parse_to")));
+    if (r.has("timestamp")) {
+      MapReader t(ctx, r.get("timestamp"), r.sub_path("timestamp"));
+      op.timestamp = decode_timestamp(ctx, t);
+    }
+    if (r.has("severity")) {
+      MapReader sv(ctx, r.get("severity"), r.sub_path("severity"));
+      op.severity = decode_severity(ctx, sv);
+    }
+  }
+  switch (op.type) {
+    case T::kRegexParser: {
+      r.str("regex", op.regex);
+      if (!r.has("regex")) {
+        ctx.error(n.Mark(), fmt::format("{}: regex is required", path));
+        break;
+      }
+      const re2::RE2 re(op.regex, re2::RE2::Quiet);
+      if (!re.ok()) {
+        ctx.error(r.mark("regex"), fmt::format("{}: {}", r.sub_path("regex"), re.error()));
+      } else if (re.NamedCapturingGroups().empty()) {
+        ctx.error(r.mark("regex"), fmt::format("{}: the regex has no named group ((?P<name>...)) to "
+                                               "make an attribute of",
+                                               r.sub_path("regex")));
+      }
+      break;
+    }
+    case T::kTimeParser:
+      op.timestamp = decode_timestamp(ctx, r);
+      break;
+    case T::kSeverityParser:
+      op.severity = decode_severity(ctx, r);
+      break;
+    case T::kRemove:
+    case T::kAdd:
+      if (auto f = operator_field(ctx, r, "field", true)) op.field = *f;
+      if (op.type == T::kAdd) {
+        if (!r.has("value")) ctx.error(n.Mark(), fmt::format("{}: value is required", path));
+        r.str("value", op.value);
+        if (op.value.starts_with("EXPR("))
+          ctx.error(r.mark("value"), fmt::format("{}: expressions are not supported", r.sub_path("value")));
+      }
+      break;
+    case T::kMove:
+      if (auto f = operator_field(ctx, r, "from", true)) op.from = *f;
+      if (auto f = operator_field(ctx, r, "to", true)) op.to = *f;
+      break;
+    case T::kJsonParser:
+      break;
+  }
+}
+
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, FilelogReceiverConfig& c) {
   using C = FilelogReceiverConfig;
   r.strings("include", c.include);
@@ -437,6 +676,21 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, FilelogReceiverConfig&
   r.boolean("include_file_path", c.include_file_path);
   r.uint("max_batch_lines", c.max_batch_lines);
   r.size("max_batch_size", c.max_batch_size);
+  YAML::Node ops = r.get("operators");
+  if (ops.IsDefined() && !ops.IsNull() && !ops.IsSequence()) {
+    ctx.error(ops.Mark(), fmt::format("{}: expected a list", r.sub_path("operators")));
+  } else if (ops.IsSequence()) {
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      FilelogOperatorConfig op;
+      decode_operator(ctx, ops[i], fmt::format("{}[{}]", r.sub_path("operators"), i), op);
+      c.operators.push_back(std::move(op));
+    }
+    if (c.parse != FilelogReceiverConfig::Parse::kNone && !c.operators.empty()) {
+      ctx.error(r.mark("parse"), fmt::format("{}: set parse or operators, not both (a json_parser operator "
+                                             "parses JSON lines)",
+                                             r.path()));
+    }
+  }
   if (c.include.empty()) {
     ctx.error(r.has("include") ? r.mark("include") : at,
               fmt::format("{}: include must list at least one file pattern", r.path()));

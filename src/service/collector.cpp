@@ -194,6 +194,9 @@ struct Collector::Impl {
       add("tern_filelog_batches_refused_total", s.batches_refused, "Batches refused (back-pressure), resent");
       add("tern_filelog_batches_invalid_total", s.batches_invalid, "Batches refused as invalid (skipped)");
       add("tern_filelog_json_errors_total", s.json_errors, "Lines that were not a JSON object");
+      add("tern_filelog_operator_errors_total", s.operator_errors, "Records on which an operator failed");
+      add("tern_filelog_records_dropped_total", s.records_dropped,
+          "Records dropped by an operator's on_error: drop");
       add("tern_filelog_file_errors_total", s.file_errors, "Files that could not be opened or read");
       add("tern_filelog_checkpoint_errors_total", s.checkpoint_errors, "Failed checkpoint writes");
     }

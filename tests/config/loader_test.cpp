@@ -1552,5 +1552,132 @@ service:
           "memory only; a persistent queue (file_storage) is the elasticsearch exporter's"));
 }
 
+// filelog operators: the Collector's stanza operators Tern runs, read and checked.
+TEST(Loader, FilelogOperators) {
+  auto r = load(R"(
+receivers:
+  filelog:
+    include: [/var/log/app.log]
+    operators:
+      - type: regex_parser
+        id: head
+        regex: '^(?P<time>\S+) \[(?P<sev>\w+)\] (?P<msg>.*)$'
+        on_error: drop
+        timestamp: {parse_from: attributes.time, layout: '%Y-%m-%dT%H:%M:%S.%L%z', location: UTC}
+        severity:
+          parse_from: attributes["sev"]
+          preset: none
+          mapping: {error: [oops, {min: 500, max: 599}], warn: 4xx, info3: Medium}
+          overwrite_text: true
+      - {type: json_parser, parse_from: attributes.msg}
+      - {type: time_parser, parse_from: attributes.ts, layout_type: epoch, layout: s.ms}
+      - {type: severity_parser, parse_from: attributes.level}
+      - {type: remove, field: attributes.time}
+      - {type: move, from: attributes.msg, to: body}
+      - {type: add, field: attributes.env, value: prod}
+exporters: {debug: }
+service:
+  pipelines:
+    logs: {receivers: [filelog], exporters: [debug]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  using Op = FilelogOperatorConfig;
+  const auto& ops = settings<FilelogReceiverConfig>(r.config.receivers, "filelog").operators;
+  ASSERT_EQ(ops.size(), 7u);
+  EXPECT_EQ(ops[0].type, Op::Type::kRegexParser);
+  EXPECT_EQ(ops[0].id, "head");
+  EXPECT_EQ(ops[0].on_error, Op::OnError::kDrop);
+  EXPECT_EQ(ops[0].parse_from, "body");
+  ASSERT_TRUE(ops[0].timestamp);
+  EXPECT_EQ(ops[0].timestamp->parse_from, "attributes.time");
+  EXPECT_FALSE(ops[0].timestamp->epoch);
+  EXPECT_TRUE(ops[0].timestamp->utc);
+  ASSERT_TRUE(ops[0].severity);
+  EXPECT_EQ(ops[0].severity->parse_from, "attributes.sev");
+  EXPECT_TRUE(ops[0].severity->overwrite_text);
+  const auto& m = ops[0].severity->mapping;  // preset none: only the config's entries
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].number, 17);
+  EXPECT_EQ(m[0].text, "oops");
+  EXPECT_EQ(m[1].min, 500);
+  EXPECT_EQ(m[1].max, 599);
+  EXPECT_EQ(m[2].number, 13);
+  EXPECT_EQ(m[2].min, 400);
+  EXPECT_EQ(m[2].max, 499);
+  EXPECT_EQ(m[3].number, 11);
+  EXPECT_EQ(m[3].text, "medium");  // matched case-insensitively
+  EXPECT_EQ(ops[1].type, Op::Type::kJsonParser);
+  EXPECT_EQ(ops[1].id, "json_parser");
+  EXPECT_EQ(ops[1].parse_from, "attributes.msg");
+  EXPECT_TRUE(ops[2].timestamp->epoch);
+  EXPECT_EQ(ops[2].timestamp->layout, "s.ms");
+  EXPECT_FALSE(ops[2].timestamp->utc);              // Local, the Collector's default
+  EXPECT_EQ(ops[3].severity->mapping.size(), 25u);  // the default preset
+  EXPECT_EQ(ops[4].field, "attributes.time");
+  EXPECT_EQ(ops[5].from, "attributes.msg");
+  EXPECT_EQ(ops[5].to, "body");
+  EXPECT_EQ(ops[6].value, "prod");
+}
+
+TEST(Problems, FilelogOperators) {
+  auto r = load(R"(
+receivers:
+  filelog:
+    include: [/var/log/app.log]
+    parse: json
+    operators:
+      - {type: regex_parser, regex: '(?P<a>['}
+      - {type: regex_parser, regex: '(\d+)'}
+      - {type: grok_parser}
+      - {regex: x}
+      - {type: json_parser, if: 'body != nil', output: next, parse_to: body}
+      - type: time_parser
+        parse_from: resource.x
+        layout: '%Y-%Q'
+      - {type: time_parser, parse_from: body, layout_type: gotime, layout: '2006'}
+      - {type: time_parser, parse_from: body, layout_type: epoch, layout: min, location: Europe/Paris}
+      - {type: severity_parser, parse_from: body, mapping: {loud: x, warn: [{min: 5}]}}
+      - {type: add, field: body, value: 'EXPR(1)'}
+      - {type: move, from: body}
+exporters: {debug: }
+service:
+  pipelines:
+    logs: {receivers: [filelog], exporters: [debug]}
+)");
+  EXPECT_THAT(
+      errors(r),
+      ElementsAre(
+          "t.yaml:4:12: error: receivers.filelog: set parse or operators, not both (a json_parser operator "
+          "parses JSON lines)",
+          "t.yaml:6:37: error: receivers.filelog.operators[0].regex: missing ]: [",
+          "t.yaml:7:37: error: receivers.filelog.operators[1].regex: the regex has no named group "
+          "((?P<name>...)) to make an attribute of",
+          "t.yaml:8:16: error: receivers.filelog.operators[2].type: invalid value \"grok_parser\" (expected "
+          "one of: regex_parser, json_parser, time_parser, severity_parser, remove, move, add)",
+          "t.yaml:9:9: error: receivers.filelog.operators[3]: type is required",
+          "t.yaml:10:33: error: receivers.filelog.operators[4].if: if is not supported (operators run in "
+          "order, on every record)",
+          "t.yaml:10:56: error: receivers.filelog.operators[4].output: output is not supported (operators "
+          "run "
+          "in order, on every record)",
+          "t.yaml:10:72: error: receivers.filelog.operators[4].parse_to: only attributes is supported",
+          "t.yaml:12:21: error: receivers.filelog.operators[5].parse_from: \"resource.x\" is not a field "
+          "Tern's operators handle (body, attributes.<key> or attributes[\"<key>\"])",
+          "t.yaml:13:17: error: receivers.filelog.operators[5].layout: unknown directive %Q",
+          "t.yaml:14:60: error: receivers.filelog.operators[6].layout_type: gotime layouts are not "
+          "supported; "
+          "write the layout with strptime directives (layout_type: strptime)",
+          "t.yaml:15:75: error: receivers.filelog.operators[7].layout: invalid epoch layout \"min\" "
+          "(expected "
+          "one of: s, ms, us, ns, s.ms, s.us, s.ns)",
+          "t.yaml:15:90: error: receivers.filelog.operators[7].location: only UTC or Local (the host's zone) "
+          "are supported, got \"Europe/Paris\"",
+          "t.yaml:16:61: error: receivers.filelog.operators[8].mapping: unknown severity \"loud\" (expected "
+          "default, or trace, debug, info, warn, error or fatal, each also with 2, 3 or 4 after it)",
+          "t.yaml:16:77: error: receivers.filelog.operators[8].mapping.warn: a range needs min and max",
+          "t.yaml:17:41: error: receivers.filelog.operators[9].value: expressions are not supported",
+          "t.yaml:18:9: error: receivers.filelog.operators[10]: to is required"));
+}
+
 }  // namespace
 }  // namespace tern::config

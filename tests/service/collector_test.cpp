@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -433,6 +434,57 @@ TEST_F(CollectorTest, FilelogBatchesFollowMaxBatchLines) {
   const auto at = body.find(key);
   ASSERT_NE(at, std::string::npos) << body;
   EXPECT_GE(std::stoi(body.substr(at + key.size())), 10);  // with the default (1000) it is 1
+  fs::remove(log);
+}
+
+// filelog operators end to end: a regex_parser with timestamp and severity blocks, a
+// remove and a move, then the Elasticsearch document: the line's own time as @timestamp,
+// its level as severity, the message as body; a line that does not match is dropped.
+TEST_F(CollectorTest, FilelogOperatorsShapeTheDocuments) {
+  start_sink();
+  const fs::path log =
+      fs::temp_directory_path() / ("tern-collector-ops-" + std::to_string(::getpid()) + ".log");
+  {
+    std::ofstream f(log);
+    f << "2022-01-02T07:24:56.250-0700 [WARN] disk almost full\n"
+      << "garbage that does not match\n"
+      << "2022-01-02T14:25:00.000Z [error] write failed\n";
+  }
+  std::string yaml = config_yaml(sink_port_);
+  yaml.replace(yaml.find("processors:\n"), 0,
+               "  filelog:\n    include: [" + log.string() +
+                   "]\n    start_at: beginning\n"
+                   "    operators:\n"
+                   "      - type: regex_parser\n"
+                   "        regex: '^(?P<time>\\S+) \\[(?P<level>\\w+)\\] (?P<message>.*)$'\n"
+                   "        on_error: drop_quiet\n"
+                   "        timestamp: {parse_from: attributes.time, layout: '%Y-%m-%dT%H:%M:%S.%L%z'}\n"
+                   "        severity: {parse_from: attributes.level}\n"
+                   "      - {type: remove, field: attributes.time}\n"
+                   "      - {type: move, from: attributes.message, to: body}\n");
+  yaml.replace(yaml.find("receivers: [otlp]"), 17, "receivers: [otlp, filelog]");
+  start_collector(yaml);
+  wait_for_logs(2, std::chrono::steady_clock::now() + std::chrono::seconds(20));
+  HttpClient metrics(collector_->metrics_port());
+  const std::string body = metrics.call("GET", "/metrics").body;
+  EXPECT_NE(body.find("tern_filelog_records_dropped_total{receiver=\"filelog\"} 1"), std::string::npos)
+      << body;
+  collector_->shutdown(std::chrono::seconds(10));
+  simdjson::dom::parser parser;
+  std::map<std::string, std::string> by_body;  // body -> "@timestamp severity_text severity_number"
+  for (const auto& line : dump_lines()) {
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(line).get(doc), simdjson::SUCCESS) << line;
+    simdjson::dom::element src = doc["_source"];
+    EXPECT_EQ(src["attributes"]["time"].error(), simdjson::NO_SUCH_FIELD) << line;     // removed
+    EXPECT_EQ(src["attributes"]["message"].error(), simdjson::NO_SUCH_FIELD) << line;  // moved
+    by_body[std::string(src["body"]["text"].get_string().value())] =
+        std::string(src["@timestamp"].get_string().value()) + " " +
+        std::string(src["severity_text"].get_string().value()) + " " +
+        std::to_string(src["severity_number"].get_int64().value());
+  }
+  EXPECT_EQ(by_body, (std::map<std::string, std::string>{{"disk almost full", "1641133496250.000000 WARN 13"},
+                                                         {"write failed", "1641133500000.000000 error 17"}}));
   fs::remove(log);
 }
 

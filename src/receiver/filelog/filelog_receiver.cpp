@@ -23,7 +23,9 @@
 #include <vector>
 
 #include "receiver/filelog/checkpoint.h"
+#include "receiver/filelog/json_value.h"
 #include "receiver/filelog/line_splitter.h"
+#include "receiver/filelog/operators.h"
 
 namespace tern::receiver::filelog {
 
@@ -124,6 +126,7 @@ struct FilelogReceiver::Impl {
     if (config.include_file_name) reserved.emplace_back("log.file.name");
     if (config.include_file_path) reserved.emplace_back("log.file.path");
     options.read_chunk = std::max<std::size_t>(options.read_chunk, 1);
+    if (!config.operators.empty()) operators = std::make_unique<Operators>(config.operators);
   }
 
   const std::string id;
@@ -155,6 +158,7 @@ struct FilelogReceiver::Impl {
   std::set<std::string> failed_paths;  // errors are logged once per path until it works
   std::string chunk;
   simdjson::dom::parser parser;
+  std::unique_ptr<Operators> operators;  // config.operators, when there are any
   Batch batch;
   std::uint64_t observed = 0;
   bool chunk_full = false;          // the last read filled its buffer: the file has more
@@ -376,43 +380,6 @@ struct FilelogReceiver::Impl {
     return true;
   }
 
-  static pdata::AnyValue to_any(simdjson::dom::element e, const pdata::Arena& a) {
-    using T = simdjson::dom::element_type;
-    switch (e.type()) {
-      case T::ARRAY: {
-        auto* v = a.make<pdata::Vec<pdata::AnyValue>>(a.vec<pdata::AnyValue>());
-        simdjson::dom::array arr;
-        if (e.get_array().get(arr) == simdjson::SUCCESS)
-          for (auto x : arr) v->push_back(to_any(x, a));
-        return pdata::AnyValue::make_array(v);
-      }
-      case T::OBJECT: {
-        auto* kv = a.make<pdata::Vec<pdata::KeyValue>>(a.vec<pdata::KeyValue>());
-        simdjson::dom::object obj;
-        if (e.get_object().get(obj) == simdjson::SUCCESS)
-          for (auto field : obj) kv->push_back({a.copy(field.key), to_any(field.value, a)});
-        return pdata::AnyValue::make_kvlist(kv);
-      }
-      case T::INT64:
-        return pdata::AnyValue::integer(e.get_int64().value_unsafe());
-      case T::UINT64: {
-        const std::uint64_t u = e.get_uint64().value_unsafe();
-        return u <= static_cast<std::uint64_t>(INT64_MAX)
-                   ? pdata::AnyValue::integer(static_cast<std::int64_t>(u))
-                   : pdata::AnyValue::dbl(static_cast<double>(u));
-      }
-      case T::DOUBLE:
-        return pdata::AnyValue::dbl(e.get_double().value_unsafe());
-      case T::STRING:
-        return pdata::AnyValue::string(a.copy(e.get_string().value_unsafe()));
-      case T::BOOL:
-        return pdata::AnyValue::boolean(e.get_bool().value_unsafe());
-      case T::NULL_VALUE:
-        break;
-    }
-    return {};
-  }
-
   // `parse: json`: the object's fields become attributes; a string `message` (or `msg`)
   // field becomes the body. False when the line is not a JSON object.
   bool parse_json(pdata::LogRecord& rec, std::string_view line, const pdata::Arena& a) {
@@ -435,7 +402,7 @@ struct FilelogReceiver::Impl {
     for (auto field : obj) {
       if (field.key == body_key) continue;
       if (std::find(reserved.begin(), reserved.end(), field.key) != reserved.end()) continue;
-      rec.attributes.push_back({a.copy(field.key), to_any(field.value, a)});
+      rec.attributes.push_back({a.copy(field.key), json_value(field.value, a)});
     }
     return true;
   }
@@ -486,6 +453,8 @@ struct FilelogReceiver::Impl {
       rec.attributes.push_back({"log.file.name", pdata::AnyValue::string(pf->second.name)});
     if (config.include_file_path)
       rec.attributes.push_back({"log.file.path", pdata::AnyValue::string(pf->second.path)});
+    if (operators && !operators->apply(rec, a))  // on_error: drop; the line still counts as read
+      data.resource_logs[pf->second.resource].scope_logs[0].log_records.pop_back();
     // Only the offset moves within a batch (a reset or new fingerprint flushes it first).
     if (auto [it, inserted] = batch.ends.try_emplace(f.id); inserted)
       it->second = f.position(end);
@@ -652,6 +621,10 @@ FilelogReceiverStats FilelogReceiver::stats() const {
   s.batches_refused = ld(c.batches_refused);
   s.batches_invalid = ld(c.batches_invalid);
   s.json_errors = ld(c.json_errors);
+  if (impl_->operators) {
+    s.operator_errors = impl_->operators->errors();
+    s.records_dropped = impl_->operators->dropped();
+  }
   s.file_errors = ld(c.file_errors);
   s.checkpoint_errors = impl_->tracker->write_errors();
   return s;

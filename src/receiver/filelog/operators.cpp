@@ -1,0 +1,288 @@
+#include "receiver/filelog/operators.h"
+
+#include <re2/re2.h>
+#include <simdjson.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "receiver/filelog/json_value.h"
+#include "receiver/filelog/timestamp_layout.h"
+
+namespace tern::receiver::filelog {
+namespace {
+
+using Config = config::FilelogOperatorConfig;
+using Type = Config::Type;
+
+// "attributes.<key>" -> "<key>"; "body" -> "".
+std::string_view attribute_key(std::string_view field) {
+  return field.starts_with("attributes.") ? field.substr(11) : std::string_view();
+}
+
+pdata::AnyValue* find(pdata::LogRecord& rec, std::string_view field) {
+  if (field == "body") return &rec.body;
+  const std::string_view key = attribute_key(field);
+  for (auto& kv : rec.attributes)
+    if (kv.key == key) return &kv.value;
+  return nullptr;
+}
+
+// Sets an attribute, replacing one with the same key (a new key is copied into the arena).
+void set_attribute(pdata::LogRecord& rec, std::string_view key, pdata::AnyValue v, const pdata::Arena& a) {
+  for (auto& kv : rec.attributes) {
+    if (kv.key == key) {
+      kv.value = v;
+      return;
+    }
+  }
+  rec.attributes.push_back({a.copy(key), v});
+}
+// The same for a field: the body or an attribute.
+void set(pdata::LogRecord& rec, std::string_view field, pdata::AnyValue v, const pdata::Arena& a) {
+  if (field == "body")
+    rec.body = v;
+  else
+    set_attribute(rec, attribute_key(field), v, a);
+}
+
+void erase(pdata::LogRecord& rec, std::string_view field) {
+  if (field == "body") {
+    rec.body = {};
+    return;
+  }
+  const std::string_view key = attribute_key(field);
+  auto& at = rec.attributes;
+  at.erase(std::remove_if(at.begin(), at.end(), [&](const pdata::KeyValue& kv) { return kv.key == key; }),
+           at.end());
+}
+
+bool is_text(const pdata::AnyValue* v) {
+  return v && (v->kind == pdata::ValueKind::String || v->kind == pdata::ValueKind::Bytes);
+}
+
+const char* const kSeverityNames[] = {"",       "TRACE",  "TRACE2", "TRACE3", "TRACE4", "DEBUG",  "DEBUG2",
+                                      "DEBUG3", "DEBUG4", "INFO",   "INFO2",  "INFO3",  "INFO4",  "WARN",
+                                      "WARN2",  "WARN3",  "WARN4",  "ERROR",  "ERROR2", "ERROR3", "ERROR4",
+                                      "FATAL",  "FATAL2", "FATAL3", "FATAL4"};
+
+}  // namespace
+
+struct Operators::Impl {
+  struct Op {
+    Config config;
+    std::unique_ptr<re2::RE2> regex;
+    std::vector<std::pair<std::string, int>> groups;  // named groups, in group order
+    std::optional<TimestampLayout> layout;
+    // Logging of failures: the first, then at most one line every 10 s per operator.
+    std::chrono::steady_clock::time_point last_log{};
+    std::uint64_t unlogged = 0;
+  };
+  std::vector<Op> ops;
+  simdjson::dom::parser parser;
+  std::vector<re2::StringPiece> submatch;
+  std::atomic<std::uint64_t> errors{0}, dropped{0};
+
+  // The operator's error on this record; what on_error says decides the rest.
+  void fail(Op& op, std::string_view why) {
+    const auto mode = op.config.on_error;
+    if (mode == Config::OnError::kSendQuiet || mode == Config::OnError::kDropQuiet) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (op.last_log != std::chrono::steady_clock::time_point{} &&
+        now - op.last_log < std::chrono::seconds(10)) {
+      ++op.unlogged;
+      return;
+    }
+    spdlog::warn("filelog operator {}: {}{}", op.config.id, why,
+                 op.unlogged ? fmt::format(" ({} more since the last message)", op.unlogged) : "");
+    op.last_log = now;
+    op.unlogged = 0;
+  }
+
+  bool regex_parse(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, std::string& why) {
+    const pdata::AnyValue* from = find(rec, op.config.parse_from);
+    if (!is_text(from)) {
+      why = op.config.parse_from + " is not a string";
+      return false;
+    }
+    const std::string_view text = from->string_value;
+    submatch.resize(static_cast<std::size_t>(op.regex->NumberOfCapturingGroups()) + 1);
+    if (!op.regex->Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), re2::RE2::UNANCHORED,
+                         submatch.data(), static_cast<int>(submatch.size()))) {
+      why = "the regex does not match " + op.config.parse_from;
+      return false;
+    }
+    // The captures are views of the text, which lives in the record's arena already.
+    for (const auto& [name, index] : op.groups) {
+      const re2::StringPiece& m = submatch[static_cast<std::size_t>(index)];
+      if (m.data() == nullptr) continue;  // the group took no part in the match
+      set_attribute(rec, name, pdata::AnyValue::string(std::string_view(m.data(), m.size())), a);
+    }
+    return true;
+  }
+
+  bool json_parse(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, std::string& why) {
+    const pdata::AnyValue* from = find(rec, op.config.parse_from);
+    if (!is_text(from)) {
+      why = op.config.parse_from + " is not a string";
+      return false;
+    }
+    simdjson::dom::element doc;
+    simdjson::dom::object obj;
+    const std::string_view text = from->string_value;
+    if (parser.parse(text.data(), text.size()).get(doc) != simdjson::SUCCESS ||
+        doc.get_object().get(obj) != simdjson::SUCCESS) {
+      why = op.config.parse_from + " is not a JSON object";
+      return false;
+    }
+    for (auto field : obj) set_attribute(rec, field.key, json_value(field.value, a), a);
+    return true;
+  }
+
+  bool timestamp(Op& op, pdata::LogRecord& rec, std::string& why) {
+    const Config::Timestamp& ts = *op.config.timestamp;
+    const pdata::AnyValue* v = find(rec, ts.parse_from);
+    std::optional<std::int64_t> ns;
+    if (is_text(v)) {
+      ns = ts.epoch ? parse_epoch(v->string_value, ts.layout) : op.layout->parse(v->string_value, ts.utc);
+    } else if (v && ts.epoch && v->kind == pdata::ValueKind::Int) {
+      ns = epoch_from_integer(v->int_value, ts.layout);
+    } else if (v && ts.epoch && v->kind == pdata::ValueKind::Double) {
+      ns = epoch_from_number(v->double_value, ts.layout);
+    } else {
+      why = "timestamp: " + ts.parse_from + (v ? " is not a string" : " is missing");
+      return false;
+    }
+    if (!ns) {
+      why = "timestamp: " + ts.parse_from + " does not match the layout \"" + ts.layout + "\"";
+      return false;
+    }
+    rec.time_unix_nano = static_cast<std::uint64_t>(*ns);
+    return true;
+  }
+
+  bool severity(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, std::string& why) {
+    const Config::Severity& sv = *op.config.severity;
+    const pdata::AnyValue* v = find(rec, sv.parse_from);
+    std::string text;
+    std::optional<std::int64_t> number;
+    if (is_text(v)) {
+      text = v->string_value;
+      std::int64_t n = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+      if (ec == std::errc() && end == text.data() + text.size()) number = n;
+    } else if (v && v->kind == pdata::ValueKind::Int) {
+      number = v->int_value;
+      text = std::to_string(*number);
+    } else {
+      why = "severity: " + sv.parse_from + (v ? " is neither a string nor an integer" : " is missing");
+      return false;
+    }
+    std::string lower = text;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::int32_t found = 0;  // unmapped: the default severity, as in the Collector
+    for (const auto& m : sv.mapping) {
+      if (m.text.empty() ? (number && *number >= m.min && *number <= m.max) : m.text == lower) {
+        found = m.number;
+        break;
+      }
+    }
+    rec.severity_number = found;
+    rec.severity_text = sv.overwrite_text && found ? std::string_view(kSeverityNames[found]) : a.copy(text);
+    return true;
+  }
+
+  // One operator on one record; false with `why` on an error.
+  bool run(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, std::string& why) {
+    const Config& c = op.config;
+    switch (c.type) {
+      case Type::kRegexParser:
+        if (!regex_parse(op, rec, a, why)) return false;
+        break;
+      case Type::kJsonParser:
+        if (!json_parse(op, rec, a, why)) return false;
+        break;
+      case Type::kTimeParser:
+      case Type::kSeverityParser:
+        break;  // their blocks below
+      case Type::kRemove:
+        erase(rec, c.field);
+        return true;
+      case Type::kAdd:
+        set(rec, c.field, pdata::AnyValue::string(a.copy(c.value)), a);
+        return true;
+      case Type::kMove: {
+        const pdata::AnyValue* from = find(rec, c.from);
+        if (!from || (c.from == "body" && from->kind == pdata::ValueKind::Empty)) {
+          why = c.from + " is missing";
+          return false;
+        }
+        const pdata::AnyValue v = *from;
+        erase(rec, c.from);
+        set(rec, c.to, v, a);
+        return true;
+      }
+    }
+    if (c.timestamp && !timestamp(op, rec, why)) return false;
+    if (c.severity && !severity(op, rec, a, why)) return false;
+    return true;
+  }
+};
+
+Operators::Operators(const std::vector<config::FilelogOperatorConfig>& ops)
+    : impl_(std::make_unique<Impl>()) {
+  for (const auto& c : ops) {
+    Impl::Op op;
+    op.config = c;
+    if (c.type == Type::kRegexParser) {
+      op.regex = std::make_unique<re2::RE2>(c.regex, re2::RE2::Quiet);
+      if (!op.regex->ok()) throw std::invalid_argument("filelog operator " + c.id + ": " + op.regex->error());
+      for (const auto& [name, index] : op.regex->NamedCapturingGroups()) op.groups.emplace_back(name, index);
+      std::sort(op.groups.begin(), op.groups.end(),
+                [](const auto& x, const auto& y) { return x.second < y.second; });
+    }
+    if (c.timestamp && !c.timestamp->epoch) {
+      std::string error;
+      op.layout = TimestampLayout::compile(c.timestamp->layout, error);
+      if (!op.layout)
+        throw std::invalid_argument("filelog operator " + c.id + ": timestamp layout: " + error);
+    }
+    impl_->ops.push_back(std::move(op));
+  }
+}
+
+Operators::~Operators() = default;
+
+bool Operators::empty() const { return impl_->ops.empty(); }
+
+bool Operators::apply(pdata::LogRecord& rec, const pdata::Arena& a) {
+  std::string why;
+  bool failed = false;
+  for (auto& op : impl_->ops) {
+    why.clear();
+    if (impl_->run(op, rec, a, why)) continue;
+    failed = true;
+    impl_->fail(op, why);
+    const auto mode = op.config.on_error;
+    if (mode == Config::OnError::kDrop || mode == Config::OnError::kDropQuiet) {
+      impl_->errors.fetch_add(1, std::memory_order_relaxed);
+      impl_->dropped.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    // send: the record goes on, through the next operators, as the Collector does.
+  }
+  if (failed) impl_->errors.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+std::uint64_t Operators::errors() const { return impl_->errors.load(std::memory_order_relaxed); }
+std::uint64_t Operators::dropped() const { return impl_->dropped.load(std::memory_order_relaxed); }
+
+}  // namespace tern::receiver::filelog

@@ -1,0 +1,201 @@
+// The filelog operators on single records: each type, the timestamp and severity blocks,
+// on_error, and their order.
+#include "receiver/filelog/operators.h"
+
+#include <gtest/gtest.h>
+
+#include <ctime>
+#include <string>
+
+namespace tern::receiver::filelog {
+namespace {
+
+using Op = config::FilelogOperatorConfig;
+using Type = Op::Type;
+
+class OperatorsTest : public ::testing::Test {
+ protected:
+  pdata::LogRecord& record(std::string_view body) {
+    rec_ = std::make_unique<pdata::LogRecord>(arena_);
+    rec_->body = pdata::AnyValue::string(arena_.copy(body));
+    return *rec_;
+  }
+  const pdata::AnyValue* attr(std::string_view key) const {
+    for (const auto& kv : rec_->attributes)
+      if (kv.key == key) return &kv.value;
+    return nullptr;
+  }
+  std::string attr_text(std::string_view key) const {
+    const auto* v = attr(key);
+    return v && v->kind == pdata::ValueKind::String ? std::string(v->string_value) : "<none>";
+  }
+  static Op regex(std::string re) {
+    Op o;
+    o.type = Type::kRegexParser;
+    o.id = "regex_parser";
+    o.regex = std::move(re);
+    return o;
+  }
+  // The default preset, as the loader builds it: each name for itself, and 404.
+  static Op::Severity severity_from(std::string field, std::vector<Op::SeverityMatch> extra = {}) {
+    Op::Severity s;
+    s.parse_from = std::move(field);
+    s.mapping = std::move(extra);
+    const char* names[] = {"trace", "debug", "info", "warn", "error", "fatal"};
+    for (int b = 0; b < 6; ++b) {
+      s.mapping.push_back({1 + 4 * b, names[b], 0, -1});
+      for (int k = 2; k <= 4; ++k)
+        s.mapping.push_back({1 + 4 * b + k - 1, names[b] + std::to_string(k), 0, -1});
+    }
+    s.mapping.push_back({17, "404", 0, -1});
+    return s;
+  }
+
+  pdata::Arena arena_;
+  std::unique_ptr<pdata::LogRecord> rec_;
+};
+
+TEST_F(OperatorsTest, RegexNamedGroupsBecomeAttributes) {
+  Operators ops({regex(R"(^(?P<ip>\S+) (?P<method>GET|POST)(?: (?P<path>/\S*))?(?P<empty>x?)$)")});
+  auto& r = record("10.0.0.1 GET /index.html");
+  ASSERT_TRUE(ops.apply(r, arena_));
+  EXPECT_EQ(attr_text("ip"), "10.0.0.1");
+  EXPECT_EQ(attr_text("method"), "GET");
+  EXPECT_EQ(attr_text("path"), "/index.html");
+  EXPECT_EQ(attr_text("empty"), "");                                        // matched, empty: kept
+  EXPECT_EQ(std::string(r.body.string_value), "10.0.0.1 GET /index.html");  // the body stays
+
+  auto& r2 = record("10.0.0.2 POST");
+  ASSERT_TRUE(ops.apply(r2, arena_));
+  EXPECT_EQ(attr("path"), nullptr);  // took no part in the match: no attribute
+  EXPECT_EQ(attr_text("method"), "POST");
+  EXPECT_EQ(ops.errors(), 0u);
+}
+
+TEST_F(OperatorsTest, OnErrorSendKeepsTheRecordDropDropsIt) {
+  Operators send({regex(R"(^(?P<n>\d+)$)")});
+  auto& r = record("not a number");
+  EXPECT_TRUE(send.apply(r, arena_));
+  EXPECT_TRUE(r.attributes.empty());
+  EXPECT_EQ(send.errors(), 1u);
+  EXPECT_EQ(send.dropped(), 0u);
+
+  Op d = regex(R"(^(?P<n>\d+)$)");
+  d.on_error = Op::OnError::kDropQuiet;
+  Operators drop({d});
+  EXPECT_FALSE(drop.apply(record("still not"), arena_));
+  EXPECT_TRUE(drop.apply(record("42"), arena_));
+  EXPECT_EQ(attr_text("n"), "42");
+  EXPECT_EQ(drop.errors(), 1u);
+  EXPECT_EQ(drop.dropped(), 1u);
+}
+
+TEST_F(OperatorsTest, JsonParserFillsAttributesAndKeepsTheBody) {
+  Op j;
+  j.type = Type::kJsonParser;
+  Operators ops({j});
+  auto& r = record(R"({"level":"warn","n":3,"ok":true,"nested":{"a":1},"level2":null})");
+  ASSERT_TRUE(ops.apply(r, arena_));
+  EXPECT_EQ(attr_text("level"), "warn");
+  ASSERT_NE(attr("n"), nullptr);
+  EXPECT_EQ(attr("n")->int_value, 3);
+  EXPECT_EQ(attr("ok")->kind, pdata::ValueKind::Bool);
+  EXPECT_EQ(attr("nested")->kind, pdata::ValueKind::KvList);
+  EXPECT_EQ(attr("level2")->kind, pdata::ValueKind::Empty);
+  EXPECT_EQ(r.body.string_value.substr(0, 9), R"({"level":)");
+  EXPECT_TRUE(ops.apply(record("[1,2]"), arena_));  // not an object: an error, sent on
+  EXPECT_EQ(ops.errors(), 1u);
+}
+
+TEST_F(OperatorsTest, TimestampBlockSetsTheRecordTime) {
+  Op o = regex(R"(^(?P<ts>\S+ \S+) (?P<msg>.*)$)");
+  o.timestamp = Op::Timestamp{"attributes.ts", false, "%Y-%m-%d %H:%M:%S.%L%z", false};
+  Operators ops({o});
+  auto& r = record("2022-01-02 07:24:56.250-0700 hello");
+  ASSERT_TRUE(ops.apply(r, arena_));
+  EXPECT_EQ(r.time_unix_nano, 1641133496250000000ull);
+  auto& bad = record("2022-01-02 nope hello");
+  EXPECT_TRUE(ops.apply(bad, arena_));
+  EXPECT_EQ(bad.time_unix_nano, 0u);
+  EXPECT_EQ(ops.errors(), 1u);
+
+  Op e;
+  e.type = Type::kTimeParser;
+  e.timestamp = Op::Timestamp{"attributes.t", true, "ms", true};
+  Op j;
+  j.type = Type::kJsonParser;
+  Operators epoch({j, e});
+  auto& r2 = record(R"({"t":1136214245123})");
+  ASSERT_TRUE(epoch.apply(r2, arena_));
+  EXPECT_EQ(r2.time_unix_nano, 1136214245123000000ull);
+}
+
+TEST_F(OperatorsTest, SeverityPresetMappingRangesAndText) {
+  Op s;
+  s.type = Type::kSeverityParser;
+  s.severity = severity_from("attributes.level", {{17, "nooo!", 0, -1}, {13, "", 500, 599}});
+  Op j;
+  j.type = Type::kJsonParser;
+  Operators ops({j, s});
+  const auto run = [&](std::string_view line) {
+    auto& r = record(line);
+    EXPECT_TRUE(ops.apply(r, arena_));
+    return std::make_pair(r.severity_number, std::string(r.severity_text));
+  };
+  EXPECT_EQ(run(R"({"level":"ERROR"})"), std::make_pair(17, std::string("ERROR")));  // any case
+  EXPECT_EQ(run(R"({"level":"info3"})"), std::make_pair(11, std::string("info3")));
+  EXPECT_EQ(run(R"({"level":"Nooo!"})"), std::make_pair(17, std::string("Nooo!")));
+  EXPECT_EQ(run(R"({"level":503})"), std::make_pair(13, std::string("503")));  // a range, an integer
+  EXPECT_EQ(run(R"({"level":"404"})"), std::make_pair(17, std::string("404")));
+  EXPECT_EQ(run(R"({"level":"whatever"})"), std::make_pair(0, std::string("whatever")));  // unmapped
+  EXPECT_EQ(ops.errors(), 0u);
+  EXPECT_EQ(run(R"({"other":1})").first, 0);  // missing: an error
+  EXPECT_EQ(ops.errors(), 1u);
+
+  s.severity->overwrite_text = true;
+  Operators overwrite({j, s});
+  auto& r = record(R"({"level":"nooo!"})");
+  ASSERT_TRUE(overwrite.apply(r, arena_));
+  EXPECT_EQ(r.severity_text, "ERROR");
+}
+
+TEST_F(OperatorsTest, RemoveMoveAddInOrder) {
+  Op p = regex(R"(^(?P<ts>\S+) (?P<message>.*)$)");
+  Op rm;
+  rm.type = Type::kRemove;
+  rm.field = "attributes.ts";
+  Op mv;
+  mv.type = Type::kMove;
+  mv.from = "attributes.message";
+  mv.to = "body";
+  Op add;
+  add.type = Type::kAdd;
+  add.field = "attributes.source";
+  add.value = "app";
+  Op keep;
+  keep.type = Type::kMove;
+  keep.from = "attributes.source";
+  keep.to = "attributes.origin";
+  Operators ops({p, rm, mv, add, keep});
+  auto& r = record("t0 the message");
+  ASSERT_TRUE(ops.apply(r, arena_));
+  EXPECT_EQ(r.body.string_value, "the message");
+  EXPECT_EQ(attr("ts"), nullptr);
+  EXPECT_EQ(attr("message"), nullptr);
+  EXPECT_EQ(attr("source"), nullptr);
+  EXPECT_EQ(attr_text("origin"), "app");
+  // move from a field that is not there: an error, the record goes on.
+  EXPECT_TRUE(ops.apply(record("nospace"), arena_));
+  EXPECT_EQ(ops.errors(), 1u);
+}
+
+TEST(Operators, ARegexThatDoesNotCompileThrows) {
+  Op o;
+  o.type = Type::kRegexParser;
+  o.id = "bad";
+  o.regex = "(?P<x>[";
+  EXPECT_THROW(Operators({o}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tern::receiver::filelog
