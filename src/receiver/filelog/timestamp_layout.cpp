@@ -156,6 +156,20 @@ bool utc_offset(Reader& r, Fields& f) {
   return true;
 }
 
+// 1 or 2 digits in [lo, hi], after one space when the field may be space-padded.
+std::optional<int> small_number(Reader& r, int lo, int hi, bool space_padded) {
+  if (space_padded && r.peek() == ' ') r.skip();
+  const auto v = r.number(1, 2);
+  if (!v || *v < lo || *v > hi) return std::nullopt;
+  return v;
+}
+template <class T>
+bool assign(T& out, std::optional<int> v) {
+  if (!v) return false;
+  out = static_cast<T>(*v);
+  return true;
+}
+
 bool directive(Reader& r, char d, bool separated_fraction, Fields& f) {
   std::optional<int> v;
   switch (d) {
@@ -170,10 +184,7 @@ bool directive(Reader& r, char d, bool separated_fraction, Fields& f) {
     case 'm':
     case 'q':
     case 'o':
-      if (d == 'o' && r.peek() == ' ') r.skip();
-      if (!(v = r.number(1, 2)) || *v < 1 || *v > 12) return false;
-      f.month = static_cast<unsigned>(*v);
-      return true;
+      return assign(f.month, small_number(r, 1, 12, d == 'o'));
     case 'b':
     case 'B': {
       const auto m = r.name(kMonths, d == 'B');
@@ -184,23 +195,15 @@ bool directive(Reader& r, char d, bool separated_fraction, Fields& f) {
     case 'd':
     case 'e':
     case 'g':
-      if (d == 'e' && r.peek() == ' ') r.skip();
-      if (!(v = r.number(1, 2)) || *v < 1 || *v > 31) return false;
-      f.day = static_cast<unsigned>(*v);
-      return true;
+      return assign(f.day, small_number(r, 1, 31, d == 'e'));
     case 'a':
     case 'A':
       return r.name(kWeekdays, d == 'A').has_value();  // checked, not used
     case 'H':
-      if (!(v = r.number(1, 2)) || *v > 24) return false;
-      f.hour = *v;
-      return true;
+      return assign(f.hour, small_number(r, 0, 24, false));
     case 'I':
     case 'l':
-      if (r.peek() == ' ') r.skip();  // space-padded, as C's %l writes it
-      if (!(v = r.number(1, 2)) || *v > 12) return false;
-      f.hour = *v;
-      return true;
+      return assign(f.hour, small_number(r, 0, 12, true));  // space-padded, as C's %l writes it
     case 'p':
     case 'P':
       if (r.matches_nocase("am") || r.matches_nocase("pm")) {
@@ -210,13 +213,9 @@ bool directive(Reader& r, char d, bool separated_fraction, Fields& f) {
       }
       return false;
     case 'M':
-      if (!(v = r.number(1, 2)) || *v > 59) return false;
-      f.minute = *v;
-      return true;
+      return assign(f.minute, small_number(r, 0, 59, false));
     case 'S':
-      if (!(v = r.number(1, 2)) || *v > 60) return false;
-      f.second = *v;
-      return true;
+      return assign(f.second, small_number(r, 0, 60, false));
     case 'L':
     case 'f':
     case 's':
