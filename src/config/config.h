@@ -101,6 +101,12 @@ struct FilelogReceiverConfig {
   std::uint64_t max_batch_size = 1024 * 1024;
   // Run in order on each record after it is read (and `parse`d).
   std::vector<FilelogOperatorConfig> operators;
+  // `multiline`: lines gathered into one record (joined by '\n'). A line matching the start
+  // pattern begins a record, or one matching the end pattern ends it (set one of the two).
+  std::string multiline_start, multiline_end;
+  // A gathered record that got no new line for this long is sent (0: only when the next
+  // one starts or the file is closed). The Collector's force_flush_period.
+  Duration force_flush_period = 500ms;
 };
 
 struct BatchProcessorConfig {

@@ -676,6 +676,21 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, FilelogReceiverConfig&
   r.boolean("include_file_path", c.include_file_path);
   r.uint("max_batch_lines", c.max_batch_lines);
   r.size("max_batch_size", c.max_batch_size);
+  if (r.has("multiline")) {
+    MapReader m(ctx, r.get("multiline"), r.sub_path("multiline"));
+    m.str("line_start_pattern", c.multiline_start);
+    m.str("line_end_pattern", c.multiline_end);
+    const bool start = m.has("line_start_pattern"), end = m.has("line_end_pattern");
+    if (start == end) {
+      ctx.error(r.mark("multiline"),
+                fmt::format("{}: set one of line_start_pattern and line_end_pattern", m.path()));
+    } else {
+      const char* key = start ? "line_start_pattern" : "line_end_pattern";
+      const re2::RE2 re(start ? c.multiline_start : c.multiline_end, re2::RE2::Quiet);
+      if (!re.ok()) ctx.error(m.mark(key), fmt::format("{}: {}", m.sub_path(key), re.error()));
+    }
+  }
+  r.duration("force_flush_period", c.force_flush_period);  // 0: no forced flush
   YAML::Node ops = r.get("operators");
   if (ops.IsDefined() && !ops.IsNull() && !ops.IsSequence()) {
     ctx.error(ops.Mark(), fmt::format("{}: expected a list", r.sub_path("operators")));

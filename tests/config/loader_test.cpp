@@ -1679,5 +1679,59 @@ service:
           "t.yaml:18:9: error: receivers.filelog.operators[10]: to is required"));
 }
 
+TEST(Loader, FilelogMultiline) {
+  auto r = load(R"(
+receivers:
+  filelog:
+    include: [/var/log/app.log]
+    multiline: {line_start_pattern: '^\d{4}-'}
+    force_flush_period: 2s
+  filelog/end:
+    include: [/var/log/b.log]
+    multiline: {line_end_pattern: ';$'}
+exporters: {debug: }
+service:
+  pipelines:
+    logs: {receivers: [filelog, filelog/end], exporters: [debug]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& a = settings<FilelogReceiverConfig>(r.config.receivers, "filelog");
+  EXPECT_EQ(a.multiline_start, R"(^\d{4}-)");
+  EXPECT_EQ(a.force_flush_period, 2s);
+  const auto& b = settings<FilelogReceiverConfig>(r.config.receivers, "filelog/end");
+  EXPECT_EQ(b.multiline_end, ";$");
+  EXPECT_EQ(b.force_flush_period, 500ms);  // the Collector's default
+}
+
+TEST(Problems, FilelogMultiline) {
+  auto r = load(R"(
+receivers:
+  filelog/a:
+    include: [/a]
+    multiline: {line_start_pattern: '^x', line_end_pattern: 'y$'}
+  filelog/b:
+    include: [/b]
+    multiline: {line_start_pattern: '(unclosed'}
+  filelog/c:
+    include: [/c]
+    multiline: {}
+    force_flush_period: -1s
+exporters: {debug: }
+service:
+  pipelines:
+    logs: {receivers: [filelog/a, filelog/b, filelog/c], exporters: [debug]}
+)");
+  EXPECT_THAT(
+      errors(r),
+      ElementsAre(
+          "t.yaml:4:16: error: receivers.filelog/a.multiline: set one of line_start_pattern and "
+          "line_end_pattern",
+          "t.yaml:7:37: error: receivers.filelog/b.multiline.line_start_pattern: missing ): (unclosed",
+          "t.yaml:10:16: error: receivers.filelog/c.multiline: set one of line_start_pattern and "
+          "line_end_pattern",
+          "t.yaml:11:25: error: receivers.filelog/c.force_flush_period: invalid duration \"-1s\": must "
+          "not be negative"));
+}
+
 }  // namespace
 }  // namespace tern::config

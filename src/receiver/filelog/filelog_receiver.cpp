@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
+#include <re2/re2.h>
 #include <simdjson.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -84,6 +85,11 @@ struct File {
   bool data_since_scan = false;  // bytes were read since the previous scan
   bool failed = false;           // a read failed: retried after the next scan
   bool at_eof = false;           // the last read found no more data
+  // multiline: the record being gathered from its lines, and where its last line ends.
+  std::string entry;
+  bool entry_open = false, entry_truncated = false;
+  std::uint64_t entry_end = 0;
+  std::chrono::steady_clock::time_point entry_at{};  // when its last line came
 
   void set_path(const std::string& p) {
     path = p;
@@ -127,6 +133,12 @@ struct FilelogReceiver::Impl {
     if (config.include_file_path) reserved.emplace_back("log.file.path");
     options.read_chunk = std::max<std::size_t>(options.read_chunk, 1);
     if (!config.operators.empty()) operators = std::make_unique<Operators>(config.operators);
+    for (auto [text, re] :
+         {std::pair{&config.multiline_start, &line_start}, std::pair{&config.multiline_end, &line_end}}) {
+      if (text->empty()) continue;
+      *re = std::make_unique<re2::RE2>(*text, re2::RE2::Quiet);
+      if (!(*re)->ok()) throw std::invalid_argument("filelog " + id + ": multiline: " + (*re)->error());
+    }
   }
 
   const std::string id;
@@ -159,6 +171,7 @@ struct FilelogReceiver::Impl {
   std::string chunk;
   simdjson::dom::parser parser;
   std::unique_ptr<Operators> operators;  // config.operators, when there are any
+  std::unique_ptr<re2::RE2> line_start, line_end;  // multiline, when set
   Batch batch;
   std::uint64_t observed = 0;
   bool chunk_full = false;          // the last read filled its buffer: the file has more
@@ -258,8 +271,9 @@ struct FilelogReceiver::Impl {
       // Nobody will finish its unterminated last line now.
       chunk_full = false;
       f.splitter.flush([&](std::string_view line, std::uint64_t end, bool truncated) {
-        add_line(f, line, end, truncated);
+        take_line(f, line, end, truncated);
       });
+      flush_entry(f);
       if (!send()) return;  // stopping: the file stays in the checkpoint as it is
       tracker->forget(f.id);
       spdlog::debug("filelog {}: closed {} at offset {}", id, f.path, f.splitter.offset());
@@ -330,6 +344,7 @@ struct FilelogReceiver::Impl {
     const bool rewritten =
         prefix.size() < f.fp_len || hash(std::string_view(prefix).substr(0, f.fp_len)) != f.fp_hash;
     if (truncated || rewritten) {
+      flush_entry(f);
       if (!send()) return;  // what was read before goes out (and is checkpointed) first
       spdlog::info("filelog {}: {} was {}; reading it from the start", id, f.path,
                    truncated ? "truncated" : "rewritten");
@@ -373,9 +388,10 @@ struct FilelogReceiver::Impl {
     f.data_since_scan = true;
     observed = now_unix_nano();
     chunk_full = static_cast<std::size_t>(n) == chunk.size();
-    f.splitter.feed(
-        std::string_view(chunk.data(), static_cast<std::size_t>(n)),
-        [&](std::string_view line, std::uint64_t end, bool truncated) { add_line(f, line, end, truncated); });
+    f.splitter.feed(std::string_view(chunk.data(), static_cast<std::size_t>(n)),
+                    [&](std::string_view line, std::uint64_t end, bool truncated) {
+                      take_line(f, line, end, truncated);
+                    });
     flush_line_count();
     return true;
   }
@@ -405,6 +421,57 @@ struct FilelogReceiver::Impl {
       rec.attributes.push_back({a.copy(field.key), json_value(field.value, a)});
     }
     return true;
+  }
+
+  // A line from the splitter: a record of its own, or (multiline) part of one.
+  void take_line(File& f, std::string_view line, std::uint64_t end, bool truncated) {
+    if (!line_start && !line_end) return add_line(f, line, end, truncated);
+    if (line_start && f.entry_open &&
+        re2::RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *line_start))
+      flush_entry(f);
+    if (!f.entry_open) {
+      f.entry.assign(line);
+      f.entry_open = true;
+      f.entry_truncated = truncated;
+    } else if (f.entry.size() < config.max_log_size) {
+      // Joined by '\n' and cut at max_log_size (before a UTF-8 character it would split).
+      std::size_t room = config.max_log_size - f.entry.size();
+      const std::size_t add = line.size() + 1;
+      if (add > room) {
+        f.entry_truncated = true;
+        if (utf8()) {
+          std::size_t cut = room - 1;  // bytes of the line that fit after the '\n'
+          while (cut > 0 && cut < line.size() && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80)
+            --cut;
+          room = cut + 1;
+        }
+      }
+      f.entry += '\n';
+      f.entry.append(line.substr(0, std::min(line.size(), room - 1)));
+      f.entry_truncated = f.entry_truncated || truncated;
+    } else {
+      f.entry_truncated = true;  // full: the rest of the record is skipped
+    }
+    f.entry_end = end;
+    f.entry_at = Clock::now();
+    if (line_end && re2::RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *line_end))
+      flush_entry(f);
+  }
+
+  // The gathered record, if any, becomes a record now.
+  void flush_entry(File& f) {
+    if (!f.entry_open) return;
+    f.entry_open = false;
+    add_line(f, f.entry, f.entry_end, f.entry_truncated);
+    f.entry.clear();
+  }
+
+  // Records gathered from lines that got nothing new for force_flush_period go out.
+  void flush_idle_entries() {
+    if ((!line_start && !line_end) || config.force_flush_period <= config::Duration{0}) return;
+    const auto now = Clock::now();
+    for (auto& [k, f] : files)
+      if (f->entry_open && now - f->entry_at >= config.force_flush_period) flush_entry(*f);
   }
 
   void add_line(File& f, std::string_view line, std::uint64_t end, bool truncated) {
@@ -536,6 +603,7 @@ struct FilelogReceiver::Impl {
         }
         if (stopping) break;
         if (progress && Clock::now() < next_scan) continue;
+        flush_idle_entries();
         if (!send()) break;
         maybe_persist();
         if (!progress && !sleep_for(next_scan - Clock::now())) break;
@@ -556,6 +624,8 @@ struct FilelogReceiver::Impl {
           const auto c = committed.find(f->id);
           f->splitter.reset(c != committed.end() ? c->second.offset : 0);
           f->at_eof = false;
+          f->entry_open = false;  // its lines are read again
+          f->entry.clear();
         }
         if (!sleep_for(config.poll_interval)) break;
       }

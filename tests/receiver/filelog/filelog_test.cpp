@@ -128,6 +128,74 @@ TEST_F(FilelogTest, AnUnterminatedLastLineWaitsForItsNewline) {
   EXPECT_EQ(consumer_.bodies(), (std::vector<std::string>{"first", "half a line", "next"}));
 }
 
+// multiline with a start pattern: a stack trace is one record with its lines joined by
+// '\n'; lines before the first start are a record of their own; the last record goes out
+// when no line came for force_flush_period.
+TEST_F(FilelogTest, MultilineStartPatternGathersStackTraces) {
+  auto c = cfg();
+  c.multiline_start = R"(^\d{4}-\d{2}-\d{2} )";
+  c.force_flush_period = 50ms;
+  append(dir_ / "java.log",
+         "orphan continuation\n"
+         "2024-01-01 10:00:00 ERROR boom\n"
+         "java.lang.IllegalStateException: x\n"
+         "\tat A.b(A.java:1)\n"
+         "2024-01-01 10:00:01 INFO fine\n"
+         "2024-01-01 10:00:02 WARN last\n"
+         "\tcontinued\n");
+  FilelogReceiver r("filelog", c, consumer_, small_batches());
+  r.start();
+  ASSERT_TRUE(eventually([&] { return consumer_.count() == 4; })) << consumer_.count();
+  EXPECT_EQ(consumer_.bodies(),
+            (std::vector<std::string>{"orphan continuation",
+                                      "2024-01-01 10:00:00 ERROR boom\njava.lang.IllegalStateException: x\n"
+                                      "\tat A.b(A.java:1)",
+                                      "2024-01-01 10:00:01 INFO fine",
+                                      "2024-01-01 10:00:02 WARN last\n\tcontinued"}));
+  EXPECT_EQ(r.stats().lines_read, 4u);  // records
+  r.shutdown();
+  EXPECT_EQ(checkpoint(r)[dir_ / "java.log"], std::filesystem::file_size(dir_ / "java.log"));
+}
+
+// Without force flush (0) the last record waits for the next start; the checkpoint stays
+// before it, so a restart reads its lines again and nothing is lost.
+TEST_F(FilelogTest, MultilineRecordNotYetEndedIsNotCheckpointed) {
+  auto c = cfg();
+  c.multiline_start = "^START";
+  c.force_flush_period = 0ms;
+  const std::string first = "START one\n  a\n";
+  append(dir_ / "m.log", first + "START two\n  b\n");
+  {
+    FilelogReceiver r("filelog", c, consumer_, small_batches());
+    r.start();
+    ASSERT_TRUE(eventually([&] { return consumer_.count() == 1; }));
+    std::this_thread::sleep_for(100ms);  // many polls: "START two" must still wait
+    EXPECT_EQ(consumer_.count(), 1u);
+    r.shutdown();
+    EXPECT_EQ(checkpoint(r)[dir_ / "m.log"], first.size());
+  }
+  FakeConsumer again;
+  append(dir_ / "m.log", "START three\n");
+  FilelogReceiver r2("filelog", c, again, small_batches());
+  r2.start();
+  ASSERT_TRUE(eventually([&] { return again.count() == 1; }));
+  EXPECT_EQ(again.bodies(), (std::vector<std::string>{"START two\n  b"}));
+}
+
+// With an end pattern a record ends at the line that matches it; a record is cut at
+// max_log_size (and counted truncated), the rest of its lines skipped.
+TEST_F(FilelogTest, MultilineEndPatternAndMaxLogSize) {
+  auto c = cfg();
+  c.multiline_end = R"(;$)";
+  c.max_log_size = 16;
+  append(dir_ / "e.log", "a\nb;\nccccccccc\ndddddddddd\neee;\nf;\n");
+  FilelogReceiver r("filelog", c, consumer_, small_batches());
+  r.start();
+  ASSERT_TRUE(eventually([&] { return consumer_.count() == 3; })) << consumer_.count();
+  EXPECT_EQ(consumer_.bodies(), (std::vector<std::string>{"a\nb;", "ccccccccc\ndddddd", "f;"}));
+  EXPECT_EQ(r.stats().lines_truncated, 1u);
+}
+
 TEST_F(FilelogTest, StartAtEndSkipsWhatIsThereAtStartUpButReadsNewFilesFromTheirBeginning) {
   auto c = cfg();
   c.start_at = config::FilelogReceiverConfig::StartAt::kEnd;
