@@ -94,6 +94,10 @@ struct FilelogReceiverConfig {
   std::uint64_t fingerprint_size = 1000;  // leading bytes hashed to recognise a file
   bool include_file_name = true;          // adds the log.file.name attribute
   bool include_file_path = false;         // adds the log.file.path attribute
+  bool include_file_name_resolved = false;      // log.file.name_resolved: the name after symlinks
+  bool include_file_path_resolved = false;      // log.file.path_resolved: the path after symlinks
+  std::map<std::string, std::string> resource;  // resource attributes of every record
+  std::uint64_t max_concurrent_files = 1024;    // accepted (the Collector's); see docs
   // A batch goes to the pipeline at this many lines or bytes of line text (or when the
   // files have nothing more to read). Larger batches mean fewer, larger disk-queue frames
   // and fsyncs; with a memory queue, up to 32 unsettled batches are held encoded.

@@ -674,6 +674,14 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, FilelogReceiverConfig&
   r.size("fingerprint_size", c.fingerprint_size);
   r.boolean("include_file_name", c.include_file_name);
   r.boolean("include_file_path", c.include_file_path);
+  r.boolean("include_file_name_resolved", c.include_file_name_resolved);
+  r.boolean("include_file_path_resolved", c.include_file_path_resolved);
+  r.string_map("resource", c.resource);
+  r.uint("max_concurrent_files", c.max_concurrent_files);
+  if (c.max_concurrent_files == 0) {
+    ctx.error(r.mark("max_concurrent_files"),
+              fmt::format("{}: max_concurrent_files must be greater than 0", r.path()));
+  }
   r.uint("max_batch_lines", c.max_batch_lines);
   r.size("max_batch_size", c.max_batch_size);
   if (r.has("multiline")) {

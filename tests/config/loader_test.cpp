@@ -1733,5 +1733,32 @@ service:
           "not be negative"));
 }
 
+TEST(Loader, FilelogResourceAndResolvedNames) {
+  auto r = load(R"(
+receivers:
+  filelog:
+    include: [/var/log/app.log]
+    resource: {service.name: shop}
+    include_file_name_resolved: true
+    include_file_path_resolved: true
+    max_concurrent_files: 64
+  filelog/zero:
+    include: [/var/log/b.log]
+    max_concurrent_files: 0
+exporters: {debug: }
+service:
+  pipelines:
+    logs: {receivers: [filelog, filelog/zero], exporters: [debug]}
+)");
+  EXPECT_THAT(errors(r),
+              ElementsAre("t.yaml:10:27: error: receivers.filelog/zero: max_concurrent_files must be "
+                          "greater than 0"));
+  const auto& a = settings<FilelogReceiverConfig>(r.config.receivers, "filelog");
+  EXPECT_EQ(a.resource, (std::map<std::string, std::string>{{"service.name", "shop"}}));
+  EXPECT_TRUE(a.include_file_name_resolved);
+  EXPECT_TRUE(a.include_file_path_resolved);
+  EXPECT_EQ(a.max_concurrent_files, 64u);
+}
+
 }  // namespace
 }  // namespace tern::config

@@ -76,6 +76,7 @@ struct File {
   std::string path;      // as the include pattern matched it (last time it was matched)
   std::string abs_path;  // log.file.path
   std::string name;      // log.file.name
+  std::string resolved_path, resolved_name;  // log.file.*_resolved: after symlinks
   FileKey key{};
   int fd = -1;
   std::uint64_t fp_len = 0, fp_hash = 0;
@@ -97,6 +98,9 @@ struct File {
     auto abs = std::filesystem::absolute(p, ec);
     abs_path = ec ? p : abs.lexically_normal().string();
     name = std::filesystem::path(p).filename().string();
+    auto real = std::filesystem::canonical(p, ec);  // gone already: the path as matched
+    resolved_path = ec ? abs_path : real.string();
+    resolved_name = std::filesystem::path(resolved_path).filename().string();
   }
   FilePosition position(std::uint64_t offset) const {
     return FilePosition{path, key.first, key.second, fp_len, fp_hash, offset};
@@ -107,12 +111,13 @@ struct File {
 struct Batch {
   struct PerFile {
     std::size_t resource = 0;  // index in resource_logs
-    pdata::Str name, path;     // in the arena
+    pdata::Str name, path, resolved_name, resolved_path;  // in the arena
   };
   std::shared_ptr<pdata::LogsData> data;
   std::map<std::uint64_t, FilePosition> ends;
   std::map<std::uint64_t, PerFile> files;
-  std::vector<pdata::KeyValue> fixed;  // `attributes` of the config, in the arena
+  std::vector<pdata::KeyValue> fixed;     // `attributes` of the config, in the arena
+  std::vector<pdata::KeyValue> resource;  // `resource` of the config, in the arena
   std::size_t lines = 0, bytes = 0;
 };
 
@@ -131,6 +136,8 @@ struct FilelogReceiver::Impl {
     for (const auto& [k, v] : config.attributes) reserved.push_back(k);
     if (config.include_file_name) reserved.emplace_back("log.file.name");
     if (config.include_file_path) reserved.emplace_back("log.file.path");
+    if (config.include_file_name_resolved) reserved.emplace_back("log.file.name_resolved");
+    if (config.include_file_path_resolved) reserved.emplace_back("log.file.path_resolved");
     options.read_chunk = std::max<std::size_t>(options.read_chunk, 1);
     if (!config.operators.empty()) operators = std::make_unique<Operators>(config.operators);
     for (auto [text, re] :
@@ -481,6 +488,9 @@ struct FilelogReceiver::Impl {
       batch.fixed.clear();
       for (const auto& [k, v] : config.attributes)
         batch.fixed.push_back({a.copy(k), pdata::AnyValue::string(a.copy(v))});
+      batch.resource.clear();
+      for (const auto& [k, v] : config.resource)
+        batch.resource.push_back({a.copy(k), pdata::AnyValue::string(a.copy(v))});
     }
     auto& data = *batch.data;
     const auto& a = data.arena;
@@ -488,7 +498,9 @@ struct FilelogReceiver::Impl {
     if (pf == batch.files.end()) {
       Batch::PerFile p;
       p.resource = data.resource_logs.size();
-      auto& records = data.resource_logs.emplace_back(a).scope_logs.emplace_back(a).log_records;
+      auto& rl = data.resource_logs.emplace_back(a);
+      for (const auto& kv : batch.resource) rl.resource.attributes.push_back(kv);
+      auto& records = rl.scope_logs.emplace_back(a).log_records;
       // A full chunk means more lines are waiting: size the batch once instead of growing it
       // by doubling in the arena (which keeps every outgrown copy until the batch dies).
       if (chunk_full) {
@@ -498,6 +510,8 @@ struct FilelogReceiver::Impl {
       }
       p.name = a.copy(f.name);
       p.path = a.copy(f.abs_path);
+      p.resolved_name = a.copy(f.resolved_name);
+      p.resolved_path = a.copy(f.resolved_path);
       pf = batch.files.emplace(f.id, p).first;
     }
     auto& rec = data.resource_logs[pf->second.resource].scope_logs[0].log_records.emplace_back(a);
@@ -520,6 +534,10 @@ struct FilelogReceiver::Impl {
       rec.attributes.push_back({"log.file.name", pdata::AnyValue::string(pf->second.name)});
     if (config.include_file_path)
       rec.attributes.push_back({"log.file.path", pdata::AnyValue::string(pf->second.path)});
+    if (config.include_file_name_resolved)
+      rec.attributes.push_back({"log.file.name_resolved", pdata::AnyValue::string(pf->second.resolved_name)});
+    if (config.include_file_path_resolved)
+      rec.attributes.push_back({"log.file.path_resolved", pdata::AnyValue::string(pf->second.resolved_path)});
     if (operators && !operators->apply(rec, a))  // on_error: drop; the line still counts as read
       data.resource_logs[pf->second.resource].scope_logs[0].log_records.pop_back();
     // Only the offset moves within a batch (a reset or new fingerprint flushes it first).

@@ -25,6 +25,7 @@ using test::append;
 using test::eventually;
 using test::FakeConsumer;
 using namespace std::chrono_literals;
+namespace fs = std::filesystem;
 
 class FilelogTest : public ::testing::Test {
  protected:
@@ -116,6 +117,32 @@ TEST_F(FilelogTest, RecordsCarryFileAttributesConfiguredAttributesAndATimestamp)
       {"env", "test"}, {"team", "tern"}, {"log.file.name", "x.log"}, {"log.file.path", dir_ / "x.log"}};
   EXPECT_EQ(l.attrs, want);
   EXPECT_NE(r.checkpoint_path().find("filelog-filelog_attrs.json"), std::string::npos);
+}
+
+// The Collector's `resource` (resource attributes of every record) and the names after
+// symlinks (`include_file_name_resolved`, `include_file_path_resolved`).
+TEST_F(FilelogTest, ResourceAttributesAndResolvedNames) {
+  auto c = cfg("link.log");
+  c.resource = {{"service.name", "shop"}, {"deployment.environment", "prod"}};
+  c.include_file_name_resolved = true;
+  c.include_file_path_resolved = true;
+  const std::string target = dir_ / "real/app-2024.log";
+  fs::create_directories(dir_ / "real");
+  append(target, "one\n");
+  fs::create_symlink(target, dir_ / "link.log");
+  FakeConsumer consumer;
+  FilelogReceiver r("filelog", c, consumer);
+  r.start();
+  ASSERT_TRUE(eventually([&] { return consumer.count() == 1; }));
+  const auto l = consumer.lines()[0];
+  const std::vector<std::pair<std::string, std::string>> resource{{"deployment.environment", "prod"},
+                                                                  {"service.name", "shop"}};
+  EXPECT_EQ(l.resource, resource);
+  const std::vector<std::pair<std::string, std::string>> attrs{
+      {"log.file.name", "link.log"},
+      {"log.file.name_resolved", "app-2024.log"},
+      {"log.file.path_resolved", fs::canonical(target).string()}};
+  EXPECT_EQ(l.attrs, attrs);
 }
 
 TEST_F(FilelogTest, AnUnterminatedLastLineWaitsForItsNewline) {

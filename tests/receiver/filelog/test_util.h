@@ -26,6 +26,7 @@ struct Line {
   std::string file;                                        // log.file.name
   std::string body;                                        // the string (or bytes) body
   std::vector<std::pair<std::string, std::string>> attrs;  // string attributes
+  std::vector<std::pair<std::string, std::string>> resource;  // string resource attributes
 };
 
 class FakeConsumer : public pipeline::Consumer {
@@ -46,6 +47,8 @@ class FakeConsumer : public pipeline::Consumer {
       for (const auto& sl : rl.scope_logs)
         for (const auto& r : sl.log_records) {
           Line l;
+          for (const auto& kv : rl.resource.attributes)
+            l.resource.emplace_back(std::string(kv.key), std::string(kv.value.string_value));
           l.body = std::string(r.body.string_value);
           for (const auto& kv : r.attributes) {
             if (kv.key == "log.file.name") l.file = std::string(kv.value.string_value);
