@@ -98,6 +98,10 @@ struct FilelogReceiverConfig {
   bool include_file_path_resolved = false;      // log.file.path_resolved: the path after symlinks
   std::map<std::string, std::string> resource;  // resource attributes of every record
   std::uint64_t max_concurrent_files = 1024;    // accepted (the Collector's); see docs
+  Duration exclude_older_than = 0s;  // files not modified for this long are not started on (0: all)
+  // Set by preserve_leading/trailing_whitespaces: false. Tern keeps the text as it is by
+  // default (the Collector trims by default).
+  bool trim_leading = false, trim_trailing = false;
   // A batch goes to the pipeline at this many lines or bytes of line text (or when the
   // files have nothing more to read). Larger batches mean fewer, larger disk-queue frames
   // and fsyncs; with a memory queue, up to 32 unsettled batches are held encoded.

@@ -293,7 +293,8 @@ class MapReader {
   std::optional<std::uint64_t> parse_uint(const YAML::Node& n, const std::string& path, std::uint64_t max) {
     const auto v = ctx_.scalar(n, path);
     if (!v) return std::nullopt;
-    const std::string_view text = *v;
+    const std::string plain = without_digit_groups(*v);
+    const std::string_view text = plain;
     std::uint64_t out = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size() || out > max) {
@@ -678,6 +679,12 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, FilelogReceiverConfig&
   r.boolean("include_file_path_resolved", c.include_file_path_resolved);
   r.string_map("resource", c.resource);
   r.uint("max_concurrent_files", c.max_concurrent_files);
+  r.duration("exclude_older_than", c.exclude_older_than);
+  bool preserve_leading = true, preserve_trailing = true;
+  r.boolean("preserve_leading_whitespaces", preserve_leading);
+  r.boolean("preserve_trailing_whitespaces", preserve_trailing);
+  c.trim_leading = !preserve_leading;
+  c.trim_trailing = !preserve_trailing;
   if (c.max_concurrent_files == 0) {
     ctx.error(r.mark("max_concurrent_files"),
               fmt::format("{}: max_concurrent_files must be greater than 0", r.path()));

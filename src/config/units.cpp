@@ -98,8 +98,24 @@ Parsed<Duration> parse_duration(std::string_view text) {
   return {Duration{static_cast<std::int64_t>(std::llround(total_ns))}, {}};
 }
 
+std::string without_digit_groups(std::string_view text) {
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  if (text.find('_') == std::string_view::npos || text.empty() || !digit(text.front()) || !digit(text.back()))
+    return std::string(text);
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (digit(text[i])) {
+      out += text[i];
+    } else if (text[i] != '_' || !digit(text[i + 1]) || !digit(text[i - 1])) {
+      return std::string(text);  // not a grouped integer: left for the caller to refuse
+    }
+  }
+  return out;
+}
+
 Parsed<std::uint64_t> parse_size(std::string_view text) {
-  std::string_view s = trim(text);
+  const std::string plain = without_digit_groups(trim(text));
+  std::string_view s = plain;
   auto fail = [&](std::string why) {
     return Parsed<std::uint64_t>{std::nullopt, fmt::format("invalid size \"{}\": {}", text, why)};
   };

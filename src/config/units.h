@@ -30,6 +30,11 @@ Parsed<Duration> parse_duration(std::string_view text);
 // GB, TB) or binary (KiB, MiB, GiB, TiB), case-insensitive, e.g. "5MB", "1.5 GiB".
 Parsed<std::uint64_t> parse_size(std::string_view text);
 
+// "102_400" -> "102400": YAML 1.1 digit groups in an integer (the Collector's YAML reader
+// accepts them; Elastic's own filelog examples use them). The text unchanged when it is not
+// digits with single underscores between them.
+std::string without_digit_groups(std::string_view text);
+
 // Returns the value of an environment variable, or nullopt when it is unset.
 using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
 EnvLookup process_env();

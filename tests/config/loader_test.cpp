@@ -1742,6 +1742,10 @@ receivers:
     include_file_name_resolved: true
     include_file_path_resolved: true
     max_concurrent_files: 64
+    max_log_size: 102_400
+    max_batch_lines: 10_000
+    exclude_older_than: 24h
+    preserve_leading_whitespaces: false
   filelog/zero:
     include: [/var/log/b.log]
     max_concurrent_files: 0
@@ -1751,13 +1755,18 @@ service:
     logs: {receivers: [filelog, filelog/zero], exporters: [debug]}
 )");
   EXPECT_THAT(errors(r),
-              ElementsAre("t.yaml:10:27: error: receivers.filelog/zero: max_concurrent_files must be "
+              ElementsAre("t.yaml:14:27: error: receivers.filelog/zero: max_concurrent_files must be "
                           "greater than 0"));
   const auto& a = settings<FilelogReceiverConfig>(r.config.receivers, "filelog");
   EXPECT_EQ(a.resource, (std::map<std::string, std::string>{{"service.name", "shop"}}));
   EXPECT_TRUE(a.include_file_name_resolved);
   EXPECT_TRUE(a.include_file_path_resolved);
   EXPECT_EQ(a.max_concurrent_files, 64u);
+  EXPECT_EQ(a.max_log_size, 102400u);  // YAML 1.1 digit groups
+  EXPECT_EQ(a.max_batch_lines, 10000u);
+  EXPECT_EQ(a.exclude_older_than, 24h);
+  EXPECT_TRUE(a.trim_leading);
+  EXPECT_FALSE(a.trim_trailing);  // Tern keeps whitespace unless told
 }
 
 }  // namespace

@@ -74,6 +74,17 @@ TEST(Size, PlainAndUnits) {
   // Plain integers are exact even beyond a double's 53-bit mantissa.
   EXPECT_EQ(size("9007199254740993"), 9007199254740993ull);
   EXPECT_EQ(size("18446744073709551615"), 18446744073709551615ull);
+  // YAML 1.1 digit groups, as in Elastic's filelog examples (max_log_size: 102_400).
+  EXPECT_EQ(size("102_400"), 102400u);
+  EXPECT_EQ(size("1_048_576"), 1048576u);
+}
+
+TEST(Size, DigitGroupsOnlyBetweenDigits) {
+  EXPECT_EQ(without_digit_groups("1_000"), "1000");
+  for (const char* kept : {"_1000", "1000_", "1__000", "1_MB", "abc", "", "5MiB"})
+    EXPECT_EQ(without_digit_groups(kept), kept);
+  EXPECT_FALSE(parse_size("1__000").value);
+  EXPECT_FALSE(parse_size("_5").value);
 }
 
 TEST(Size, Errors) {

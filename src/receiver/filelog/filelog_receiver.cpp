@@ -257,6 +257,13 @@ struct FilelogReceiver::Impl {
         verify(f);
         continue;
       }
+      // exclude_older_than: a file not written for that long is not started on (one
+      // already followed is read on as it is).
+      if (config.exclude_older_than > config::Duration{0}) {
+        const auto mtime = std::chrono::system_clock::time_point(
+            std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec));
+        if (std::chrono::system_clock::now() - mtime > config.exclude_older_than) continue;
+      }
       open_new(path);
     }
     restored.clear();
@@ -482,6 +489,14 @@ struct FilelogReceiver::Impl {
   }
 
   void add_line(File& f, std::string_view line, std::uint64_t end, bool truncated) {
+    // preserve_leading/trailing_whitespaces: false (the Collector's default; Tern keeps them
+    // unless told) trims the record's text.
+    constexpr std::string_view kSpace = " \t\n\v\f\r";
+    if (config.trim_leading) line.remove_prefix(std::min(line.size(), line.find_first_not_of(kSpace)));
+    if (config.trim_trailing) {
+      const std::size_t last = line.find_last_not_of(kSpace);
+      line = last == std::string_view::npos ? std::string_view() : line.substr(0, last + 1);
+    }
     if (!batch.data) {
       batch.data = std::make_shared<pdata::LogsData>(64 * 1024);
       const auto& a = batch.data->arena;

@@ -14,6 +14,7 @@
 #include <random>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "receiver/filelog/filelog_receiver.h"
 #include "test_util.h"
@@ -143,6 +144,40 @@ TEST_F(FilelogTest, ResourceAttributesAndResolvedNames) {
       {"log.file.name_resolved", "app-2024.log"},
       {"log.file.path_resolved", fs::canonical(target).string()}};
   EXPECT_EQ(l.attrs, attrs);
+}
+
+// exclude_older_than: a file not modified for that long is not read; a fresh one is.
+TEST_F(FilelogTest, ExcludeOlderThanSkipsStaleFiles) {
+  auto c = cfg();
+  c.exclude_older_than = std::chrono::hours(1);
+  append(dir_ / "old.log", "stale\n");
+  fs::last_write_time(dir_ / "old.log", fs::file_time_type::clock::now() - std::chrono::hours(2));
+  append(dir_ / "new.log", "fresh\n");
+  FakeConsumer consumer;
+  FilelogReceiver r("filelog", c, consumer);
+  r.start();
+  ASSERT_TRUE(eventually([&] { return consumer.count() == 1; }));
+  std::this_thread::sleep_for(50ms);  // several polls: old.log stays unread
+  EXPECT_EQ(consumer.bodies(), (std::vector<std::string>{"fresh"}));
+}
+
+// preserve_leading/trailing_whitespaces: false trims each record (Tern keeps them by default).
+TEST_F(FilelogTest, WhitespaceIsKeptUnlessTrimmingIsAsked) {
+  append(dir_ / "w.log", "  both  \n\tlead\ntrail \t\n   \n");
+  for (const auto& [lead, trail, want] :
+       {std::tuple{false, false, std::vector<std::string>{"  both  ", "\tlead", "trail \t", "   "}},
+        std::tuple{true, false, std::vector<std::string>{"both  ", "lead", "trail \t", ""}},
+        std::tuple{true, true, std::vector<std::string>{"both", "lead", "trail", ""}}}) {
+    auto c = cfg();
+    c.storage.clear();
+    c.trim_leading = lead;
+    c.trim_trailing = trail;
+    FakeConsumer consumer;
+    FilelogReceiver r("filelog", c, consumer);
+    r.start();
+    ASSERT_TRUE(eventually([&] { return consumer.count() == 4; }));
+    EXPECT_EQ(consumer.bodies(), want) << lead << trail;
+  }
 }
 
 TEST_F(FilelogTest, AnUnterminatedLastLineWaitsForItsNewline) {
