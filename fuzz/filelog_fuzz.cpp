@@ -7,7 +7,7 @@
 //    positions that format_checkpoint writes back to a text that parses to the same;
 //  - the operators' timestamp layouts (an arbitrary layout compiled, then an arbitrary text
 //    parsed with it and with the epoch layouts) and an operator chain (regex, json, time,
-//    severity, move) on an arbitrary line: never a crash, times never negative, captures
+//    severity, key=value, move, retain) on an arbitrary line: never a crash, times never negative, captures
 //    are pieces of the line.
 // Byte 0 picks the reader and options; byte 1 the line size limit; byte 2 the chunking.
 #include <algorithm>
@@ -153,7 +153,17 @@ void check_operators(std::string_view input) {
     move.from = "attributes.message";
     move.to = "body";
     move.on_error = Op::OnError::kSendQuiet;
-    return new fl::Operators({re, json, epoch, move});
+    Op kv;
+    kv.type = Op::Type::kKeyValueParser;
+    kv.parse_from = "body";
+    kv.on_error = Op::OnError::kSendQuiet;
+    Op kv2 = kv;
+    kv2.delimiter = ":=";
+    kv2.pair_delimiter = ";;";
+    Op retain;
+    retain.type = Op::Type::kRetain;
+    retain.fields = {"attributes.time", "attributes.level"};
+    return new fl::Operators({re, json, epoch, kv, kv2, move, retain});
   }();
   static fl::Operators* regex_only = [] {
     Op re;

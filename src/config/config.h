@@ -48,7 +48,18 @@ struct OtlpReceiverConfig {
 // One entry of a filelog receiver's `operators` (the Collector's stanza operators, the
 // subset Tern runs; see docs/receivers.md). Fields are `body` or `attributes.<key>`.
 struct FilelogOperatorConfig {
-  enum class Type { kRegexParser, kJsonParser, kTimeParser, kSeverityParser, kRemove, kMove, kAdd };
+  enum class Type {
+    kRegexParser,
+    kJsonParser,
+    kKeyValueParser,
+    kTimeParser,
+    kSeverityParser,
+    kRemove,
+    kMove,
+    kCopy,
+    kAdd,
+    kRetain
+  };
   enum class OnError { kSend, kSendQuiet, kDrop, kDropQuiet };
   struct Timestamp {
     std::string parse_from;
@@ -71,11 +82,14 @@ struct FilelogOperatorConfig {
   std::string id;  // the operator's id (default: its type), in metrics and logs
   OnError on_error = OnError::kSend;
   std::string regex;                   // regex_parser
+  std::string delimiter = "=";         // key_value_parser: between key and value
+  std::string pair_delimiter;          // key_value_parser: between pairs (empty: whitespace)
   std::string parse_from = "body";     // parsers
   std::optional<Timestamp> timestamp;  // parsers' `timestamp` block, or time_parser's own fields
   std::optional<Severity> severity;    // parsers' `severity` block, or severity_parser's own
   std::string field;                   // remove, add
-  std::string from, to;                // move
+  std::string from, to;                // move, copy
+  std::vector<std::string> fields;     // retain: the attributes kept
   std::string value;                   // add
 };
 

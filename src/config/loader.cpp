@@ -575,20 +575,26 @@ void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, Fil
     r.entries();  // nothing else is checked without a type
     return;
   }
+  static const std::vector<std::pair<std::string, T>> kTypes = {{"regex_parser", T::kRegexParser},
+                                                                {"json_parser", T::kJsonParser},
+                                                                {"key_value_parser", T::kKeyValueParser},
+                                                                {"time_parser", T::kTimeParser},
+                                                                {"severity_parser", T::kSeverityParser},
+                                                                {"remove", T::kRemove},
+                                                                {"move", T::kMove},
+                                                                {"copy", T::kCopy},
+                                                                {"add", T::kAdd},
+                                                                {"retain", T::kRetain}};
+  std::vector<std::string> names;
+  for (const auto& [name, t] : kTypes) names.push_back(name);
   std::string type;
-  r.one_of("type", type,
-           {"regex_parser", "json_parser", "time_parser", "severity_parser", "remove", "move", "add"});
+  r.one_of("type", type, names);
   if (type.empty()) {  // reported: nothing else can be checked
     r.entries();
     return;
   }
-  op.type = type == "json_parser"       ? T::kJsonParser
-            : type == "time_parser"     ? T::kTimeParser
-            : type == "severity_parser" ? T::kSeverityParser
-            : type == "remove"          ? T::kRemove
-            : type == "move"            ? T::kMove
-            : type == "add"             ? T::kAdd
-                                        : T::kRegexParser;
+  op.type =
+      std::find_if(kTypes.begin(), kTypes.end(), [&](const auto& e) { return e.first == type; })->second;
   op.id = type;
   r.str("id", op.id);
   for (const char* unsupported : {"if", "output"}) {
@@ -598,7 +604,8 @@ void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, Fil
                                                "record)",
                                                r.sub_path(unsupported), unsupported));
   }
-  const bool parser = op.type == T::kRegexParser || op.type == T::kJsonParser;
+  const bool parser =
+      op.type == T::kRegexParser || op.type == T::kJsonParser || op.type == T::kKeyValueParser;
   r.choice(
       "on_error", op.on_error,
       {{"send", E::kSend}, {"send_quiet", E::kSendQuiet}, {"drop", E::kDrop}, {"drop_quiet", E::kDropQuiet}});
@@ -651,9 +658,34 @@ void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, Fil
       }
       break;
     case T::kMove:
+    case T::kCopy:
       if (auto f = operator_field(ctx, r, "from", true)) op.from = *f;
       if (auto f = operator_field(ctx, r, "to", true)) op.to = *f;
       break;
+    case T::kKeyValueParser:
+      r.str("delimiter", op.delimiter);
+      r.str("pair_delimiter", op.pair_delimiter);
+      if (op.delimiter.empty())
+        ctx.error(r.mark("delimiter"),
+                  fmt::format("{}: delimiter must not be empty", r.sub_path("delimiter")));
+      else if (op.delimiter == op.pair_delimiter)
+        ctx.error(r.mark("delimiter"), fmt::format("{}: delimiter and pair_delimiter must differ", r.path()));
+      break;
+    case T::kRetain: {
+      std::vector<std::string> fields;
+      r.strings("fields", fields);
+      if (fields.empty())
+        ctx.error(r.mark("fields"), fmt::format("{}: fields must list what to keep", r.path()));
+      for (const auto& f : fields) {
+        if (f.starts_with("attributes.") && f.size() > 11) {
+          op.fields.push_back(f);
+        } else {
+          ctx.error(r.mark("fields"),
+                    fmt::format("{}: \"{}\": retain keeps attributes.<key> fields", r.sub_path("fields"), f));
+        }
+      }
+      break;
+    }
     case T::kJsonParser:
       break;
   }

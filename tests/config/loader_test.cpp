@@ -1575,6 +1575,9 @@ receivers:
       - {type: remove, field: attributes.time}
       - {type: move, from: attributes.msg, to: body}
       - {type: add, field: attributes.env, value: prod}
+      - {type: key_value_parser, delimiter: ':', pair_delimiter: ';'}
+      - {type: copy, from: body, to: attributes.raw}
+      - {type: retain, fields: [attributes.env, attributes.raw]}
 exporters: {debug: }
 service:
   pipelines:
@@ -1583,7 +1586,7 @@ service:
   ASSERT_THAT(messages(r), IsEmpty());
   using Op = FilelogOperatorConfig;
   const auto& ops = settings<FilelogReceiverConfig>(r.config.receivers, "filelog").operators;
-  ASSERT_EQ(ops.size(), 7u);
+  ASSERT_EQ(ops.size(), 10u);
   EXPECT_EQ(ops[0].type, Op::Type::kRegexParser);
   EXPECT_EQ(ops[0].id, "head");
   EXPECT_EQ(ops[0].on_error, Op::OnError::kDrop);
@@ -1617,6 +1620,12 @@ service:
   EXPECT_EQ(ops[5].from, "attributes.msg");
   EXPECT_EQ(ops[5].to, "body");
   EXPECT_EQ(ops[6].value, "prod");
+  EXPECT_EQ(ops[7].type, Op::Type::kKeyValueParser);
+  EXPECT_EQ(ops[7].delimiter, ":");
+  EXPECT_EQ(ops[7].pair_delimiter, ";");
+  EXPECT_EQ(ops[8].type, Op::Type::kCopy);
+  EXPECT_EQ(ops[8].to, "attributes.raw");
+  EXPECT_EQ(ops[9].fields, (std::vector<std::string>{"attributes.env", "attributes.raw"}));
 }
 
 TEST(Problems, FilelogOperators) {
@@ -1639,6 +1648,8 @@ receivers:
       - {type: severity_parser, parse_from: body, mapping: {loud: x, warn: [{min: 5}]}}
       - {type: add, field: body, value: 'EXPR(1)'}
       - {type: move, from: body}
+      - {type: key_value_parser, delimiter: '', pair_delimiter: ','}
+      - {type: retain, fields: [body]}
 exporters: {debug: }
 service:
   pipelines:
@@ -1653,7 +1664,8 @@ service:
           "t.yaml:7:37: error: receivers.filelog.operators[1].regex: the regex has no named group "
           "((?P<name>...)) to make an attribute of",
           "t.yaml:8:16: error: receivers.filelog.operators[2].type: invalid value \"grok_parser\" (expected "
-          "one of: regex_parser, json_parser, time_parser, severity_parser, remove, move, add)",
+          "one of: regex_parser, json_parser, key_value_parser, time_parser, severity_parser, remove, move, "
+          "copy, add, retain)",
           "t.yaml:9:9: error: receivers.filelog.operators[3]: type is required",
           "t.yaml:10:33: error: receivers.filelog.operators[4].if: if is not supported (operators run in "
           "order, on every record)",
@@ -1676,7 +1688,10 @@ service:
           "default, or trace, debug, info, warn, error or fatal, each also with 2, 3 or 4 after it)",
           "t.yaml:16:77: error: receivers.filelog.operators[8].mapping.warn: a range needs min and max",
           "t.yaml:17:41: error: receivers.filelog.operators[9].value: expressions are not supported",
-          "t.yaml:18:9: error: receivers.filelog.operators[10]: to is required"));
+          "t.yaml:18:9: error: receivers.filelog.operators[10]: to is required",
+          "t.yaml:19:45: error: receivers.filelog.operators[11].delimiter: delimiter must not be empty",
+          "t.yaml:20:32: error: receivers.filelog.operators[12].fields: \"body\": retain keeps "
+          "attributes.<key> fields"));
 }
 
 TEST(Loader, FilelogMultiline) {

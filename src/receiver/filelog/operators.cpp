@@ -146,6 +146,60 @@ struct Operators::Impl {
     return true;
   }
 
+  // key_value_parser: `key=value` pairs split by pair_delimiter (whitespace when empty),
+  // never inside quotes; a key or value in matching quotes loses them.
+  bool key_value_parse(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, std::string& why) {
+    const pdata::AnyValue* from = find(rec, op.config.parse_from);
+    if (!is_text(from)) {
+      why = op.config.parse_from + " is not a string";
+      return false;
+    }
+    const std::string_view text = from->string_value;  // in the record's arena: pieces stay valid
+    const std::string_view pd = op.config.pair_delimiter, kvd = op.config.delimiter;
+    constexpr std::string_view kSpace = " \t\n\v\f\r";
+    const auto trim = [&](std::string_view x) {
+      const std::size_t b = x.find_first_not_of(kSpace);
+      if (b == std::string_view::npos) return std::string_view();
+      return x.substr(b, x.find_last_not_of(kSpace) - b + 1);
+    };
+    const auto unquote = [](std::string_view x) {
+      if (x.size() >= 2 && (x.front() == '"' || x.front() == '\'') && x.back() == x.front())
+        return x.substr(1, x.size() - 2);
+      return x;
+    };
+    std::size_t start = 0;
+    char quote = 0;
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+      bool split = i == text.size();
+      if (!split) {
+        const char c = text[i];
+        if (quote) {
+          if (c == quote) quote = 0;
+          continue;
+        }
+        if (c == '"' || c == '\'') {
+          quote = c;
+          continue;
+        }
+        split = pd.empty() ? kSpace.find(c) != std::string_view::npos : text.substr(i, pd.size()) == pd;
+      }
+      if (!split) continue;
+      const std::string_view pair = trim(text.substr(start, i - start));
+      start = i + (pd.empty() || i == text.size() ? 1 : pd.size());
+      if (!pd.empty() && i < text.size()) i += pd.size() - 1;
+      if (pair.empty()) continue;
+      const std::size_t at = pair.find(kvd);
+      if (at == std::string_view::npos) {
+        why = "\"" + std::string(pair.substr(0, 64)) + "\" has no \"" + op.config.delimiter + "\"";
+        return false;
+      }
+      const std::string_view key = unquote(trim(pair.substr(0, at)));
+      if (key.empty()) continue;
+      set_attribute(rec, key, pdata::AnyValue::string(unquote(trim(pair.substr(at + kvd.size())))), a);
+    }
+    return true;
+  }
+
   bool timestamp(Op& op, pdata::LogRecord& rec, std::string& why) {
     const Config::Timestamp& ts = *op.config.timestamp;
     const pdata::AnyValue* v = find(rec, ts.parse_from);
@@ -209,6 +263,9 @@ struct Operators::Impl {
       case Type::kJsonParser:
         if (!json_parse(op, rec, a, why)) return false;
         break;
+      case Type::kKeyValueParser:
+        if (!key_value_parse(op, rec, a, why)) return false;
+        break;
       case Type::kTimeParser:
       case Type::kSeverityParser:
         break;  // their blocks below
@@ -218,15 +275,27 @@ struct Operators::Impl {
       case Type::kAdd:
         set(rec, c.field, pdata::AnyValue::string(a.copy(c.value)), a);
         return true;
-      case Type::kMove: {
+      case Type::kMove:
+      case Type::kCopy: {
         const pdata::AnyValue* from = find(rec, c.from);
         if (!from || (c.from == "body" && from->kind == pdata::ValueKind::Empty)) {
           why = c.from + " is missing";
           return false;
         }
         const pdata::AnyValue v = *from;
-        erase(rec, c.from);
+        if (c.type == Type::kMove) erase(rec, c.from);
         set(rec, c.to, v, a);
+        return true;
+      }
+      case Type::kRetain: {
+        auto& at = rec.attributes;
+        at.erase(std::remove_if(at.begin(), at.end(),
+                                [&](const pdata::KeyValue& kv) {
+                                  return std::none_of(
+                                      c.fields.begin(), c.fields.end(),
+                                      [&](const std::string& f) { return attribute_key(f) == kv.key; });
+                                }),
+                 at.end());
         return true;
       }
     }

@@ -189,6 +189,52 @@ TEST_F(OperatorsTest, RemoveMoveAddInOrder) {
   EXPECT_EQ(ops.errors(), 1u);
 }
 
+TEST_F(OperatorsTest, KeyValuePairsWithQuotesAndCustomDelimiters) {
+  Op kv;
+  kv.type = Type::kKeyValueParser;
+  Operators ops({kv});
+  auto& r = record(R"(level=info  msg="hello world" user='bob o' n=3 "quoted key"=v)");
+  ASSERT_TRUE(ops.apply(r, arena_));
+  EXPECT_EQ(attr_text("level"), "info");
+  EXPECT_EQ(attr_text("msg"), "hello world");
+  EXPECT_EQ(attr_text("user"), "bob o");
+  EXPECT_EQ(attr_text("n"), "3");
+  EXPECT_EQ(attr_text("quoted key"), "v");
+  EXPECT_EQ(ops.errors(), 0u);
+  EXPECT_TRUE(ops.apply(record("a=1 junk"), arena_));  // a pair without '=': an error
+  EXPECT_EQ(ops.errors(), 1u);
+
+  kv.delimiter = ":";
+  kv.pair_delimiter = ";";
+  Operators custom({kv});
+  auto& r2 = record("a:1; b : 2 ;c:x:y;;d:'e;f'");
+  ASSERT_TRUE(custom.apply(r2, arena_));
+  EXPECT_EQ(attr_text("a"), "1");
+  EXPECT_EQ(attr_text("b"), "2");
+  EXPECT_EQ(attr_text("c"), "x:y");  // split at the first delimiter
+  EXPECT_EQ(attr_text("d"), "e;f");  // no pair split inside quotes
+  EXPECT_EQ(custom.errors(), 0u);
+}
+
+TEST_F(OperatorsTest, CopyAndRetain) {
+  Op kv;
+  kv.type = Type::kKeyValueParser;
+  Op copy;
+  copy.type = Type::kCopy;
+  copy.from = "attributes.msg";
+  copy.to = "body";
+  Op retain;
+  retain.type = Type::kRetain;
+  retain.fields = {"attributes.level", "attributes.msg"};
+  Operators ops({kv, copy, retain});
+  auto& r = record("level=warn msg=hi noise=1 more=2");
+  ASSERT_TRUE(ops.apply(r, arena_));
+  EXPECT_EQ(r.body.string_value, "hi");
+  EXPECT_EQ(attr_text("msg"), "hi");  // copied, not moved
+  EXPECT_EQ(attr_text("level"), "warn");
+  EXPECT_EQ(r.attributes.size(), 2u);  // noise and more dropped
+}
+
 TEST(Operators, ARegexThatDoesNotCompileThrows) {
   Op o;
   o.type = Type::kRegexParser;
