@@ -7,8 +7,8 @@
 //    positions that format_checkpoint writes back to a text that parses to the same;
 //  - the operators' timestamp layouts (an arbitrary layout compiled, then an arbitrary text
 //    parsed with it and with the epoch layouts) and an operator chain (regex, json, time,
-//    severity, key=value, move, retain) on an arbitrary line: never a crash, times never negative, captures
-//    are pieces of the line.
+//    severity, key=value, container, move, retain) on an arbitrary line: never a crash, times never negative,
+//    captures are pieces of the line.
 // Byte 0 picks the reader and options; byte 1 the line size limit; byte 2 the chunking.
 #include <algorithm>
 #include <cstddef>
@@ -163,7 +163,10 @@ void check_operators(std::string_view input) {
     Op retain;
     retain.type = Op::Type::kRetain;
     retain.fields = {"attributes.time", "attributes.level"};
-    return new fl::Operators({re, json, epoch, kv, kv2, move, retain});
+    Op container;
+    container.type = Op::Type::kContainer;
+    container.on_error = Op::OnError::kSendQuiet;
+    return new fl::Operators({container, re, json, epoch, kv, kv2, move, retain});
   }();
   static fl::Operators* regex_only = [] {
     Op re;
@@ -176,7 +179,10 @@ void check_operators(std::string_view input) {
   const std::string_view line = arena.copy(input);
   tern::pdata::LogRecord rec(arena);
   rec.body = tern::pdata::AnyValue::string(line);
-  require(ops->apply(rec, arena), "send_quiet operators dropped a record");
+  rec.attributes.push_back(
+      {"log.file.path", tern::pdata::AnyValue::string("/var/log/pods/ns_pod_0b3e7f3a-1c2d/app/0.log")});
+  tern::pdata::Attributes resource(arena.vec<tern::pdata::KeyValue>());
+  require(ops->apply(rec, arena, &resource), "send_quiet operators dropped a record");
   tern::pdata::LogRecord only(arena);
   only.body = tern::pdata::AnyValue::string(line);
   if (regex_only->apply(only, arena)) {

@@ -58,7 +58,8 @@ struct FilelogOperatorConfig {
     kMove,
     kCopy,
     kAdd,
-    kRetain
+    kRetain,
+    kContainer
   };
   enum class OnError { kSend, kSendQuiet, kDrop, kDropQuiet };
   struct Timestamp {
@@ -90,6 +91,8 @@ struct FilelogOperatorConfig {
   std::string field;                   // remove, add
   std::string from, to;                // move, copy
   std::vector<std::string> fields;     // retain: the attributes kept
+  std::string format = "auto";         // container: auto, docker, crio or containerd
+  bool add_metadata_from_filepath = true;  // container: k8s.* resource attributes from log.file.path
   std::string value;                   // add
 };
 

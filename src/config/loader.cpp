@@ -584,7 +584,8 @@ void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, Fil
                                                                 {"move", T::kMove},
                                                                 {"copy", T::kCopy},
                                                                 {"add", T::kAdd},
-                                                                {"retain", T::kRetain}};
+                                                                {"retain", T::kRetain},
+                                                                {"container", T::kContainer}};
   std::vector<std::string> names;
   for (const auto& [name, t] : kTypes) names.push_back(name);
   std::string type;
@@ -686,6 +687,14 @@ void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, Fil
       }
       break;
     }
+    case T::kContainer:
+      r.one_of("format", op.format, {"auto", "docker", "crio", "containerd"});
+      r.boolean("add_metadata_from_filepath", op.add_metadata_from_filepath);
+      {
+        std::uint64_t recombined_max = 0;  // bounds recombined partial lines, which Tern does not join
+        r.size("max_log_size", recombined_max);
+      }
+      break;
     case T::kJsonParser:
       break;
   }

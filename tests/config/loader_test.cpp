@@ -1578,6 +1578,7 @@ receivers:
       - {type: key_value_parser, delimiter: ':', pair_delimiter: ';'}
       - {type: copy, from: body, to: attributes.raw}
       - {type: retain, fields: [attributes.env, attributes.raw]}
+      - {type: container, format: crio, add_metadata_from_filepath: false, max_log_size: 102400}
 exporters: {debug: }
 service:
   pipelines:
@@ -1586,7 +1587,7 @@ service:
   ASSERT_THAT(messages(r), IsEmpty());
   using Op = FilelogOperatorConfig;
   const auto& ops = settings<FilelogReceiverConfig>(r.config.receivers, "filelog").operators;
-  ASSERT_EQ(ops.size(), 10u);
+  ASSERT_EQ(ops.size(), 11u);
   EXPECT_EQ(ops[0].type, Op::Type::kRegexParser);
   EXPECT_EQ(ops[0].id, "head");
   EXPECT_EQ(ops[0].on_error, Op::OnError::kDrop);
@@ -1626,6 +1627,9 @@ service:
   EXPECT_EQ(ops[8].type, Op::Type::kCopy);
   EXPECT_EQ(ops[8].to, "attributes.raw");
   EXPECT_EQ(ops[9].fields, (std::vector<std::string>{"attributes.env", "attributes.raw"}));
+  EXPECT_EQ(ops[10].type, Op::Type::kContainer);
+  EXPECT_EQ(ops[10].format, "crio");
+  EXPECT_FALSE(ops[10].add_metadata_from_filepath);
 }
 
 TEST(Problems, FilelogOperators) {
@@ -1650,6 +1654,7 @@ receivers:
       - {type: move, from: body}
       - {type: key_value_parser, delimiter: '', pair_delimiter: ','}
       - {type: retain, fields: [body]}
+      - {type: container, format: podman}
 exporters: {debug: }
 service:
   pipelines:
@@ -1665,7 +1670,7 @@ service:
           "((?P<name>...)) to make an attribute of",
           "t.yaml:8:16: error: receivers.filelog.operators[2].type: invalid value \"grok_parser\" (expected "
           "one of: regex_parser, json_parser, key_value_parser, time_parser, severity_parser, remove, move, "
-          "copy, add, retain)",
+          "copy, add, retain, container)",
           "t.yaml:9:9: error: receivers.filelog.operators[3]: type is required",
           "t.yaml:10:33: error: receivers.filelog.operators[4].if: if is not supported (operators run in "
           "order, on every record)",
@@ -1691,7 +1696,10 @@ service:
           "t.yaml:18:9: error: receivers.filelog.operators[10]: to is required",
           "t.yaml:19:45: error: receivers.filelog.operators[11].delimiter: delimiter must not be empty",
           "t.yaml:20:32: error: receivers.filelog.operators[12].fields: \"body\": retain keeps "
-          "attributes.<key> fields"));
+          "attributes.<key> fields",
+          "t.yaml:21:35: error: receivers.filelog.operators[13].format: invalid value \"podman\" (expected "
+          "one "
+          "of: auto, docker, crio, containerd)"));
 }
 
 TEST(Loader, FilelogMultiline) {

@@ -553,8 +553,8 @@ struct FilelogReceiver::Impl {
       rec.attributes.push_back({"log.file.name_resolved", pdata::AnyValue::string(pf->second.resolved_name)});
     if (config.include_file_path_resolved)
       rec.attributes.push_back({"log.file.path_resolved", pdata::AnyValue::string(pf->second.resolved_path)});
-    if (operators && !operators->apply(rec, a))  // on_error: drop; the line still counts as read
-      data.resource_logs[pf->second.resource].scope_logs[0].log_records.pop_back();
+    if (operators && !operators->apply(rec, a, &data.resource_logs[pf->second.resource].resource.attributes))
+      data.resource_logs[pf->second.resource].scope_logs[0].log_records.pop_back();  // on_error: drop
     // Only the offset moves within a batch (a reset or new fingerprint flushes it first).
     if (auto [it, inserted] = batch.ends.try_emplace(f.id); inserted)
       it->second = f.position(end);

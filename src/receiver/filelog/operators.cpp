@@ -89,6 +89,11 @@ struct Operators::Impl {
   simdjson::dom::parser parser;
   std::vector<re2::StringPiece> submatch;
   std::atomic<std::uint64_t> errors{0}, dropped{0};
+  // RFC 3339 with any fraction and a zone (docker and CRI times).
+  TimestampLayout rfc3339_ = [] {
+    std::string error;
+    return *TimestampLayout::compile("%Y-%m-%dT%H:%M:%S.%s%j", error);
+  }();
 
   // The operator's error on this record; what on_error says decides the rest.
   void fail(Op& op, std::string_view why) {
@@ -200,6 +205,110 @@ struct Operators::Impl {
     return true;
   }
 
+  // container: a Kubernetes container log line (docker's JSON, or CRI-O / containerd's
+  // "<time> <stream> <tag> <log>") becomes its log as body, log.iostream and its time; the
+  // pod's identity comes from the file path
+  // (/var/log/pods/<namespace>_<pod>_<uid>/<container>/<restart>.log).
+  bool container(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, pdata::Attributes* resource,
+                 std::string& why) {
+    if (!is_text(&rec.body)) {
+      why = "body is not a string";
+      return false;
+    }
+    const std::string_view line = rec.body.string_value;
+    const std::string& format = op.config.format;
+    std::string_view log, stream, time;
+    const bool docker = format == "docker" || (format == "auto" && !line.empty() && line.front() == '{');
+    if (docker) {
+      simdjson::dom::element doc;
+      if (parser.parse(line.data(), line.size()).get(doc) != simdjson::SUCCESS ||
+          doc["log"].get_string().get(log) != simdjson::SUCCESS) {
+        why = "not a docker JSON log line";
+        return false;
+      }
+      if (doc["stream"].get_string().get(stream) != simdjson::SUCCESS) stream = {};
+      if (doc["time"].get_string().get(time) != simdjson::SUCCESS) time = {};
+      if (!log.empty() && log.back() == '\n') log.remove_suffix(1);
+      log = a.copy(log);  // the parser's buffer is reused
+      stream = a.copy(stream);
+    } else {
+      // <time> <stdout|stderr> <tag> <log...>: views of the line, which is in the arena.
+      const std::size_t t = line.find(' ');
+      const std::size_t s = t == std::string_view::npos ? t : line.find(' ', t + 1);
+      const std::size_t g = s == std::string_view::npos ? s : line.find(' ', s + 1);
+      if (s == std::string_view::npos) {
+        why = "not a CRI log line (<time> <stream> <tag> <log>)";
+        return false;
+      }
+      time = line.substr(0, t);
+      stream = line.substr(t + 1, s - t - 1);
+      log = g == std::string_view::npos ? std::string_view() : line.substr(g + 1);
+      if ((stream != "stdout" && stream != "stderr") || (format == "containerd" && !time.ends_with('Z'))) {
+        why = "not a CRI log line (<time> <stream> <tag> <log>)";
+        return false;
+      }
+    }
+    if (!time.empty()) {
+      const auto ns = rfc3339_.parse(time, /*utc=*/true);
+      if (!ns) {
+        why = "time \"" + std::string(time.substr(0, 64)) + "\" is not RFC 3339";
+        return false;
+      }
+      rec.time_unix_nano = static_cast<std::uint64_t>(*ns);
+    }
+    rec.body = pdata::AnyValue::string(log);
+    if (!stream.empty()) set_attribute(rec, "log.iostream", pdata::AnyValue::string(stream), a);
+    if (op.config.add_metadata_from_filepath && resource) {
+      const pdata::AnyValue* path = find(rec, "attributes.log.file.path");
+      std::string_view ns, pod, uid, name, restart;
+      if (!is_text(path) || !pod_path(path->string_value, ns, pod, uid, name, restart)) {
+        why =
+            "log.file.path is not /var/log/pods/<namespace>_<pod>_<uid>/<container>/<n>.log "
+            "(include_file_path: true is needed)";
+        return false;
+      }
+      const auto put = [&](std::string_view key, std::string_view v) {
+        for (auto& kv : *resource) {
+          if (kv.key == key) {
+            kv.value = pdata::AnyValue::string(v);
+            return;
+          }
+        }
+        resource->push_back({key, pdata::AnyValue::string(v)});  // keys are literals
+      };
+      put("k8s.namespace.name", ns);
+      put("k8s.pod.name", pod);
+      put("k8s.pod.uid", uid);
+      put("k8s.container.name", name);
+      put("k8s.container.restart_count", restart);
+    }
+    return true;
+  }
+
+  // ".../<namespace>_<pod>_<uid>/<container>/<restart>.log", pieces of `path`.
+  static bool pod_path(std::string_view path, std::string_view& ns, std::string_view& pod,
+                       std::string_view& uid, std::string_view& name, std::string_view& restart) {
+    if (!path.ends_with(".log")) return false;
+    path.remove_suffix(4);
+    std::size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos) return false;
+    restart = path.substr(slash + 1);
+    if (restart.empty() || restart.find_first_not_of("0123456789") != std::string_view::npos) return false;
+    path = path.substr(0, slash);
+    slash = path.rfind('/');
+    if (slash == std::string_view::npos) return false;
+    name = path.substr(slash + 1);
+    path = path.substr(0, slash);
+    slash = path.rfind('/');
+    const std::string_view dir = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    const std::size_t u1 = dir.find('_'), u2 = u1 == std::string_view::npos ? u1 : dir.find('_', u1 + 1);
+    if (u2 == std::string_view::npos || name.empty()) return false;
+    ns = dir.substr(0, u1);
+    pod = dir.substr(u1 + 1, u2 - u1 - 1);
+    uid = dir.substr(u2 + 1);
+    return !ns.empty() && !pod.empty() && !uid.empty();
+  }
+
   bool timestamp(Op& op, pdata::LogRecord& rec, std::string& why) {
     const Config::Timestamp& ts = *op.config.timestamp;
     const pdata::AnyValue* v = find(rec, ts.parse_from);
@@ -254,9 +363,12 @@ struct Operators::Impl {
   }
 
   // One operator on one record; false with `why` on an error.
-  bool run(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, std::string& why) {
+  bool run(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, pdata::Attributes* resource,
+           std::string& why) {
     const Config& c = op.config;
     switch (c.type) {
+      case Type::kContainer:
+        return container(op, rec, a, resource, why);
       case Type::kRegexParser:
         if (!regex_parse(op, rec, a, why)) return false;
         break;
@@ -331,12 +443,12 @@ Operators::~Operators() = default;
 
 bool Operators::empty() const { return impl_->ops.empty(); }
 
-bool Operators::apply(pdata::LogRecord& rec, const pdata::Arena& a) {
+bool Operators::apply(pdata::LogRecord& rec, const pdata::Arena& a, pdata::Attributes* resource) {
   std::string why;
   bool failed = false;
   for (auto& op : impl_->ops) {
     why.clear();
-    if (impl_->run(op, rec, a, why)) continue;
+    if (impl_->run(op, rec, a, resource, why)) continue;
     failed = true;
     impl_->fail(op, why);
     const auto mode = op.config.on_error;

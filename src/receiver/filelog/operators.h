@@ -1,8 +1,8 @@
 #pragma once
 // The file receiver's `operators`: the Collector's stanza operators that Tern runs
 // (regex_parser, json_parser, key_value_parser, time_parser, severity_parser, remove, move,
-// copy, add, retain), compiled once per receiver and run in order on each record, in the
-// reading thread.
+// copy, add, retain, container), compiled once per receiver and run in order on each record,
+// in the reading thread.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -24,7 +24,8 @@ class Operators {
   bool empty() const;
   // Runs the operators on `rec`; strings they make go into `a`, the record's arena. False
   // when an operator failed with `on_error: drop` / `drop_quiet`: the record is to be dropped.
-  bool apply(pdata::LogRecord& rec, const pdata::Arena& a);
+  // `resource`: the attributes of the record's resource (the container operator's k8s.*).
+  bool apply(pdata::LogRecord& rec, const pdata::Arena& a, pdata::Attributes* resource = nullptr);
   // Records on which an operator failed (each counted once), and records dropped for it.
   std::uint64_t errors() const;
   std::uint64_t dropped() const;

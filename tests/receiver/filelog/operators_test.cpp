@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <ctime>
+#include <map>
 #include <string>
 
 namespace tern::receiver::filelog {
@@ -233,6 +234,62 @@ TEST_F(OperatorsTest, CopyAndRetain) {
   EXPECT_EQ(attr_text("msg"), "hi");  // copied, not moved
   EXPECT_EQ(attr_text("level"), "warn");
   EXPECT_EQ(r.attributes.size(), 2u);  // noise and more dropped
+}
+
+// container: docker JSON and CRI lines, their time, stream and the pod from the file path.
+TEST_F(OperatorsTest, ContainerLogLinesAndPodMetadata) {
+  Op c;
+  c.type = Type::kContainer;
+  Operators ops({c});
+  const std::string path = "/var/log/pods/shop_checkout-7d9f_0b3e7f3a-1c2d-4e5f-8a9b-0c1d2e3f4a5b/app/2.log";
+  const auto run = [&](std::string_view line, pdata::Attributes& resource) {
+    auto& r = record(line);
+    r.attributes.push_back({"log.file.path", pdata::AnyValue::string(path)});
+    return ops.apply(r, arena_, &resource);
+  };
+  pdata::Attributes resource(arena_.vec<pdata::KeyValue>());
+  ASSERT_TRUE(
+      run(R"({"log":"hello docker\n","stream":"stderr","time":"2024-04-13T07:59:37.505201169Z"})", resource));
+  EXPECT_EQ(rec_->body.string_value, "hello docker");
+  EXPECT_EQ(attr_text("log.iostream"), "stderr");
+  EXPECT_EQ(rec_->time_unix_nano, 1712995177505201169ull);
+  std::map<std::string, std::string> got;
+  for (const auto& kv : resource) got[std::string(kv.key)] = std::string(kv.value.string_value);
+  EXPECT_EQ(got,
+            (std::map<std::string, std::string>{{"k8s.container.name", "app"},
+                                                {"k8s.container.restart_count", "2"},
+                                                {"k8s.namespace.name", "shop"},
+                                                {"k8s.pod.name", "checkout-7d9f"},
+                                                {"k8s.pod.uid", "0b3e7f3a-1c2d-4e5f-8a9b-0c1d2e3f4a5b"}}));
+  // CRI-O (a zone offset) and containerd (Z); the same resource is not duplicated.
+  ASSERT_TRUE(run("2024-04-13T02:59:37.505201169-05:00 stdout F hello cri-o", resource));
+  EXPECT_EQ(rec_->body.string_value, "hello cri-o");
+  EXPECT_EQ(rec_->time_unix_nano, 1712995177505201169ull);
+  EXPECT_EQ(attr_text("log.iostream"), "stdout");
+  ASSERT_TRUE(run("2024-04-13T07:59:37Z stderr P ", resource));
+  EXPECT_EQ(rec_->body.string_value, "");
+  EXPECT_EQ(resource.size(), 5u);
+  EXPECT_EQ(ops.errors(), 0u);
+  for (const char* bad : {"plain text line", "2024-04-13T07:59:37Z stdin F x", "not-a-time stdout F x",
+                          R"({"stream":"stdout"})"}) {
+    EXPECT_TRUE(run(bad, resource)) << bad;  // on_error: send
+  }
+  EXPECT_EQ(ops.errors(), 4u);
+
+  Op strict = c;
+  strict.format = "containerd";
+  Operators containerd({strict});
+  auto& r = record("2024-04-13T02:59:37.5-05:00 stdout F x");
+  EXPECT_TRUE(containerd.apply(r, arena_));
+  EXPECT_EQ(containerd.errors(), 1u);  // containerd times end in Z
+  Op no_meta = c;
+  no_meta.add_metadata_from_filepath = false;
+  Operators plain({no_meta});
+  pdata::Attributes none(arena_.vec<pdata::KeyValue>());
+  auto& r2 = record("2024-04-13T07:59:37Z stdout F x");  // no log.file.path: fine without metadata
+  EXPECT_TRUE(plain.apply(r2, arena_, &none));
+  EXPECT_EQ(plain.errors(), 0u);
+  EXPECT_TRUE(none.empty());
 }
 
 TEST(Operators, ARegexThatDoesNotCompileThrows) {
