@@ -111,13 +111,18 @@ struct Operators::Impl {
     op.unlogged = 0;
   }
 
-  bool regex_parse(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, std::string& why) {
+  // The text a parser reads (its parse_from), or nullopt with `why`.
+  static std::optional<std::string_view> source_text(const Op& op, pdata::LogRecord& rec, std::string& why) {
     const pdata::AnyValue* from = find(rec, op.config.parse_from);
-    if (!is_text(from)) {
-      why = op.config.parse_from + " is not a string";
-      return false;
-    }
-    const std::string_view text = from->string_value;
+    if (is_text(from)) return from->string_value;
+    why = op.config.parse_from + " is not a string";
+    return std::nullopt;
+  }
+
+  bool regex_parse(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, std::string& why) {
+    const auto from = source_text(op, rec, why);
+    if (!from) return false;
+    const std::string_view text = *from;
     submatch.resize(static_cast<std::size_t>(op.regex->NumberOfCapturingGroups()) + 1);
     if (!op.regex->Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), re2::RE2::UNANCHORED,
                          submatch.data(), static_cast<int>(submatch.size()))) {
@@ -134,14 +139,11 @@ struct Operators::Impl {
   }
 
   bool json_parse(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, std::string& why) {
-    const pdata::AnyValue* from = find(rec, op.config.parse_from);
-    if (!is_text(from)) {
-      why = op.config.parse_from + " is not a string";
-      return false;
-    }
+    const auto from = source_text(op, rec, why);
+    if (!from) return false;
     simdjson::dom::element doc;
     simdjson::dom::object obj;
-    const std::string_view text = from->string_value;
+    const std::string_view text = *from;
     if (parser.parse(text.data(), text.size()).get(doc) != simdjson::SUCCESS ||
         doc.get_object().get(obj) != simdjson::SUCCESS) {
       why = op.config.parse_from + " is not a JSON object";
@@ -154,12 +156,9 @@ struct Operators::Impl {
   // key_value_parser: `key=value` pairs split by pair_delimiter (whitespace when empty),
   // never inside quotes; a key or value in matching quotes loses them.
   bool key_value_parse(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, std::string& why) {
-    const pdata::AnyValue* from = find(rec, op.config.parse_from);
-    if (!is_text(from)) {
-      why = op.config.parse_from + " is not a string";
-      return false;
-    }
-    const std::string_view text = from->string_value;  // in the record's arena: pieces stay valid
+    const auto from = source_text(op, rec, why);
+    if (!from) return false;
+    const std::string_view text = *from;  // in the record's arena: pieces stay valid
     const std::string_view pd = op.config.pair_delimiter, kvd = op.config.delimiter;
     constexpr std::string_view kSpace = " \t\n\v\f\r";
     const auto trim = [&](std::string_view x) {
