@@ -7,8 +7,8 @@
 //    positions that format_checkpoint writes back to a text that parses to the same;
 //  - the operators' timestamp layouts (an arbitrary layout compiled, then an arbitrary text
 //    parsed with it and with the epoch layouts) and an operator chain (regex, json, time,
-//    severity, key=value, container, move, retain) on an arbitrary line: never a crash, times never negative,
-//    captures are pieces of the line.
+//    severity, key=value, container, trace, move, retain) on an arbitrary line: never a crash, times never
+//    negative, captures are pieces of the line.
 // Byte 0 picks the reader and options; byte 1 the line size limit; byte 2 the chunking.
 #include <algorithm>
 #include <cstddef>
@@ -166,7 +166,10 @@ void check_operators(std::string_view input) {
     Op container;
     container.type = Op::Type::kContainer;
     container.on_error = Op::OnError::kSendQuiet;
-    return new fl::Operators({container, re, json, epoch, kv, kv2, move, retain});
+    Op trace;
+    trace.type = Op::Type::kTraceParser;
+    trace.on_error = Op::OnError::kSendQuiet;
+    return new fl::Operators({container, re, json, epoch, kv, kv2, trace, move, retain});
   }();
   static fl::Operators* regex_only = [] {
     Op re;

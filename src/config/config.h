@@ -59,7 +59,8 @@ struct FilelogOperatorConfig {
     kCopy,
     kAdd,
     kRetain,
-    kContainer
+    kContainer,
+    kTraceParser
   };
   enum class OnError { kSend, kSendQuiet, kDrop, kDropQuiet };
   struct Timestamp {
@@ -93,6 +94,9 @@ struct FilelogOperatorConfig {
   std::vector<std::string> fields;     // retain: the attributes kept
   std::string format = "auto";         // container: auto, docker, crio or containerd
   bool add_metadata_from_filepath = true;  // container: k8s.* resource attributes from log.file.path
+  // trace_parser: where the hex trace id, span id and trace flags are read from.
+  std::string trace_id_from = "attributes.trace_id", span_id_from = "attributes.span_id",
+              trace_flags_from = "attributes.trace_flags";
   std::string value;                   // add
 };
 

@@ -585,7 +585,8 @@ void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, Fil
                                                                 {"copy", T::kCopy},
                                                                 {"add", T::kAdd},
                                                                 {"retain", T::kRetain},
-                                                                {"container", T::kContainer}};
+                                                                {"container", T::kContainer},
+                                                                {"trace_parser", T::kTraceParser}};
   std::vector<std::string> names;
   for (const auto& [name, t] : kTypes) names.push_back(name);
   std::string type;
@@ -687,6 +688,14 @@ void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, Fil
       }
       break;
     }
+    case T::kTraceParser:
+      for (auto [key, out] :
+           {std::pair{"trace_id", &op.trace_id_from}, std::pair{"span_id", &op.span_id_from},
+            std::pair{"trace_flags", &op.trace_flags_from}}) {
+        MapReader t(ctx, r.get(key), r.sub_path(key));
+        if (auto f = operator_field(ctx, t, "parse_from", false)) *out = *f;
+      }
+      break;
     case T::kContainer:
       r.one_of("format", op.format, {"auto", "docker", "crio", "containerd"});
       r.boolean("add_metadata_from_filepath", op.add_metadata_from_filepath);

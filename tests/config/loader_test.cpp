@@ -1579,6 +1579,7 @@ receivers:
       - {type: copy, from: body, to: attributes.raw}
       - {type: retain, fields: [attributes.env, attributes.raw]}
       - {type: container, format: crio, add_metadata_from_filepath: false, max_log_size: 102400}
+      - {type: trace_parser, trace_id: {parse_from: attributes.tid}, span_id: {parse_from: body}}
 exporters: {debug: }
 service:
   pipelines:
@@ -1587,7 +1588,7 @@ service:
   ASSERT_THAT(messages(r), IsEmpty());
   using Op = FilelogOperatorConfig;
   const auto& ops = settings<FilelogReceiverConfig>(r.config.receivers, "filelog").operators;
-  ASSERT_EQ(ops.size(), 11u);
+  ASSERT_EQ(ops.size(), 12u);
   EXPECT_EQ(ops[0].type, Op::Type::kRegexParser);
   EXPECT_EQ(ops[0].id, "head");
   EXPECT_EQ(ops[0].on_error, Op::OnError::kDrop);
@@ -1630,6 +1631,9 @@ service:
   EXPECT_EQ(ops[10].type, Op::Type::kContainer);
   EXPECT_EQ(ops[10].format, "crio");
   EXPECT_FALSE(ops[10].add_metadata_from_filepath);
+  EXPECT_EQ(ops[11].trace_id_from, "attributes.tid");
+  EXPECT_EQ(ops[11].span_id_from, "body");
+  EXPECT_EQ(ops[11].trace_flags_from, "attributes.trace_flags");  // the default
 }
 
 TEST(Problems, FilelogOperators) {
@@ -1670,7 +1674,7 @@ service:
           "((?P<name>...)) to make an attribute of",
           "t.yaml:8:16: error: receivers.filelog.operators[2].type: invalid value \"grok_parser\" (expected "
           "one of: regex_parser, json_parser, key_value_parser, time_parser, severity_parser, remove, move, "
-          "copy, add, retain, container)",
+          "copy, add, retain, container, trace_parser)",
           "t.yaml:9:9: error: receivers.filelog.operators[3]: type is required",
           "t.yaml:10:33: error: receivers.filelog.operators[4].if: if is not supported (operators run in "
           "order, on every record)",

@@ -308,6 +308,41 @@ struct Operators::Impl {
     return !ns.empty() && !pod.empty() && !uid.empty();
   }
 
+  // trace_parser: hex trace id (32 digits), span id (16) and trace flags (2) from their
+  // fields; a field that is absent is left alone, one that is not such hex is an error.
+  static bool trace(const Op& op, pdata::LogRecord& rec, std::string& why) {
+    const auto hex = [&](std::string_view field, std::uint8_t* out, std::size_t bytes) {
+      const pdata::AnyValue* v = find(rec, field);
+      if (!v) return true;
+      const std::string_view t = is_text(v) ? v->string_value : std::string_view();
+      const auto digit = [](char c) {
+        return c >= '0' && c <= '9'   ? c - '0'
+               : c >= 'a' && c <= 'f' ? c - 'a' + 10
+               : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                      : -1;
+      };
+      bool ok = t.size() == 2 * bytes;
+      for (std::size_t i = 0; ok && i < bytes; ++i) {
+        const int hi = digit(t[2 * i]), lo = digit(t[2 * i + 1]);
+        ok = hi >= 0 && lo >= 0;
+        if (ok) out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+      }
+      if (!ok) why = std::string(field) + " is not " + std::to_string(2 * bytes) + " hex digits";
+      return ok;
+    };
+    pdata::TraceId trace_id = rec.trace_id;
+    pdata::SpanId span_id = rec.span_id;
+    std::uint8_t flags = static_cast<std::uint8_t>(rec.flags);
+    if (!hex(op.config.trace_id_from, trace_id.data(), trace_id.size()) ||
+        !hex(op.config.span_id_from, span_id.data(), span_id.size()) ||
+        !hex(op.config.trace_flags_from, &flags, 1))
+      return false;
+    rec.trace_id = trace_id;
+    rec.span_id = span_id;
+    rec.flags = (rec.flags & ~0xffu) | flags;
+    return true;
+  }
+
   bool timestamp(Op& op, pdata::LogRecord& rec, std::string& why) {
     const Config::Timestamp& ts = *op.config.timestamp;
     const pdata::AnyValue* v = find(rec, ts.parse_from);
@@ -368,6 +403,8 @@ struct Operators::Impl {
     switch (c.type) {
       case Type::kContainer:
         return container(op, rec, a, resource, why);
+      case Type::kTraceParser:
+        return trace(op, rec, why);
       case Type::kRegexParser:
         if (!regex_parse(op, rec, a, why)) return false;
         break;

@@ -1,8 +1,8 @@
 #pragma once
 // The file receiver's `operators`: the Collector's stanza operators that Tern runs
 // (regex_parser, json_parser, key_value_parser, time_parser, severity_parser, remove, move,
-// copy, add, retain, container), compiled once per receiver and run in order on each record,
-// in the reading thread.
+// copy, add, retain, container, trace_parser), compiled once per receiver and run in order
+// on each record, in the reading thread.
 #include <cstdint>
 #include <memory>
 #include <vector>

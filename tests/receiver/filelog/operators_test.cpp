@@ -292,6 +292,31 @@ TEST_F(OperatorsTest, ContainerLogLinesAndPodMetadata) {
   EXPECT_TRUE(none.empty());
 }
 
+// trace_parser: the ids the Elasticsearch documents correlate logs and traces by.
+TEST_F(OperatorsTest, TraceParserSetsIdsAndFlags) {
+  Op kv;
+  kv.type = Type::kKeyValueParser;
+  Op t;
+  t.type = Type::kTraceParser;
+  Operators ops({kv, t});
+  auto& r = record("trace_id=5B8EFFF798038103D269B633813FC60C span_id=eee19b7ec3c1b174 trace_flags=01");
+  ASSERT_TRUE(ops.apply(r, arena_));
+  const pdata::TraceId want_trace{0x5b, 0x8e, 0xff, 0xf7, 0x98, 0x03, 0x81, 0x03,
+                                  0xd2, 0x69, 0xb6, 0x33, 0x81, 0x3f, 0xc6, 0x0c};
+  const pdata::SpanId want_span{0xee, 0xe1, 0x9b, 0x7e, 0xc3, 0xc1, 0xb1, 0x74};
+  EXPECT_EQ(r.trace_id, want_trace);
+  EXPECT_EQ(r.span_id, want_span);
+  EXPECT_EQ(r.flags, 1u);
+  auto& none = record("other=1");  // no ids: nothing to do, no error
+  ASSERT_TRUE(ops.apply(none, arena_));
+  EXPECT_TRUE(pdata::is_zero(none.trace_id));
+  EXPECT_EQ(ops.errors(), 0u);
+  auto& bad = record("trace_id=xyz span_id=eee19b7ec3c1b174");  // an error, and no half-set ids
+  ASSERT_TRUE(ops.apply(bad, arena_));
+  EXPECT_EQ(ops.errors(), 1u);
+  EXPECT_TRUE(pdata::is_zero(bad.span_id));
+}
+
 TEST(Operators, ARegexThatDoesNotCompileThrows) {
   Op o;
   o.type = Type::kRegexParser;
