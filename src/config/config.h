@@ -247,6 +247,11 @@ struct OtlpExporterConfig {
   struct SendingQueue {
     std::uint64_t num_consumers = 4;  // sender threads, each with its own connection
     std::uint64_t queue_size = 1000;  // requests waiting; a full queue is back-pressure
+    // The Collector's persistent queue: the id of a file_storage extension. The loader sets
+    // `directory` to this exporter's directory there; requests then wait on disk.
+    std::string storage;
+    std::string directory;
+    std::uint64_t max_size = 1024ull * 1024 * 1024;  // bytes on disk (Tern's key)
   } sending_queue;
 };
 

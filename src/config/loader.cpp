@@ -1097,13 +1097,21 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
     q.boolean("enabled", enabled);
     q.uint("num_consumers", sq.num_consumers, 1024);
     q.uint("queue_size", sq.queue_size);
-    if (q.has("storage")) {
-      q.get("storage");
+    // `storage: file_storage[/name]`: the Collector's persistent queue (resolved to a
+    // directory once the extensions are read).
+    q.str("storage", sq.storage);
+    if (q.has("storage") && sq.storage.empty())
       ctx.error(q.mark("storage"),
-                fmt::format("{}: this exporter's queue is in memory only; a persistent queue "
-                            "(file_storage) is the elasticsearch exporter's",
-                            q.sub_path("storage")));
-    }
+                fmt::format("{}: storage must name a file_storage extension", q.sub_path("storage")));
+    q.size("max_size", sq.max_size);
+    if (q.has("max_size") && !q.has("storage"))
+      ctx.error(
+          q.mark("max_size"),
+          fmt::format("{}: max_size bounds the persistent queue; it needs storage (a file_storage extension)",
+                      q.sub_path("max_size")));
+    else if (sq.max_size == 0)
+      ctx.error(q.mark("max_size"),
+                fmt::format("{}: max_size must be greater than 0", q.sub_path("max_size")));
     if (!enabled) {
       ctx.warning(q.mark("enabled"), fmt::format("{}: the queue stays on (requests are encoded into it as "
                                                  "they arrive); queue_size bounds it",
@@ -1338,18 +1346,25 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
     if (!f || f->storage.empty()) continue;
     if (const auto* fs = file_storage(f->storage)) f->storage = fs->directory;
   }
-  // An Elasticsearch exporter's sending_queue.storage must name a file_storage extension: its
-  // disk queue goes into a directory of its own there, exporter_<type>[_<name>] (the Collector
+  // An exporter's sending_queue.storage must name a file_storage extension: its disk queue
+  // goes into a directory of its own there, exporter_<type>[_<name>] (the Collector
   // keeps one queue per exporter in the extension too).
   for (auto& ec : cfg.exporters) {
-    auto* es = std::get_if<ElasticsearchExporterConfig>(&ec.settings);
-    if (!es || es->sending_queue.storage.empty()) continue;
-    auto& q = es->sending_queue;
-    if (const auto* fs = file_storage(q.storage)) {
+    std::string* storage = nullptr;
+    std::string* directory = nullptr;
+    if (auto* es = std::get_if<ElasticsearchExporterConfig>(&ec.settings)) {
+      storage = &es->sending_queue.storage;
+      directory = &es->sending_queue.directory;
+    } else if (auto* otlp = std::get_if<OtlpExporterConfig>(&ec.settings)) {
+      storage = &otlp->sending_queue.storage;
+      directory = &otlp->sending_queue.directory;
+    }
+    if (!storage || storage->empty()) continue;
+    if (const auto* fs = file_storage(*storage)) {
       std::string leaf = "exporter_" + ec.id.type + (ec.id.name.empty() ? "" : "_" + ec.id.name);
       for (char& ch : leaf)
         if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') ch = '_';
-      q.directory = (std::filesystem::path(fs->directory) / leaf).string();
+      *directory = (std::filesystem::path(fs->directory) / leaf).string();
       continue;
     }
     std::vector<std::string> names;
@@ -1359,7 +1374,7 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
         root["exporters"][ec.id.str()]["sending_queue"]["storage"].Mark(),
         fmt::format("exporters.{}.sending_queue.storage: \"{}\" is not a file_storage extension defined "
                     "in extensions{}",
-                    ec.id.str(), q.storage, suggest(q.storage, names)));
+                    ec.id.str(), *storage, suggest(*storage, names)));
   }
 
   YAML::Node service_node = top.get("service");

@@ -6,9 +6,8 @@
 #include "queue/disk_queue.h"
 
 namespace tern::pipeline {
-namespace {
 
-queue::DiskQueueOptions disk_options(const config::ElasticsearchExporterConfig::SendingQueue& s) {
+queue::DiskQueueOptions disk_queue_options(const config::ElasticsearchExporterConfig::SendingQueue& s) {
   using Sync = config::ElasticsearchExporterConfig::SendingQueue::Sync;
   queue::DiskQueueOptions o;
   o.directory = s.directory;
@@ -21,6 +20,8 @@ queue::DiskQueueOptions disk_options(const config::ElasticsearchExporterConfig::
   o.compress = s.compress;
   return o;
 }
+
+namespace {
 
 // Frame payload: one signal byte, then the export request in OTLP protobuf.
 void encode_frame(pdata::Signal signal, const void* batch, std::string& out) {
@@ -39,25 +40,27 @@ void encode_frame(pdata::Signal signal, const void* batch, std::string& out) {
   }
 }
 
+// `request` is set to the frame's request bytes, alive as long as the batch.
 template <class Data, class Decode>
-std::shared_ptr<Data> decode_frame(std::string&& payload, Decode decode, std::optional<otlp::DecodeError>& error) {
+std::shared_ptr<Data> decode_frame(std::string&& payload, Decode decode,
+                                   std::optional<otlp::DecodeError>& error, std::string_view& request) {
   auto data = std::make_shared<Data>();
   // The batch's strings are views into the frame: the arena keeps the bytes alive.
-  std::string_view view = data->arena.hold(std::move(payload));
-  error = decode(view.substr(1), *data, otlp::DecodeOptions{});
+  request = data->arena.hold(std::move(payload)).substr(1);
+  error = decode(request, *data, otlp::DecodeOptions{});
   return data;
 }
 
 }  // namespace
 
-DiskSpool::DiskSpool(std::string exporter_id, const config::ElasticsearchExporterConfig::SendingQueue& settings,
-                     queue::MemoryQueue& out, Encode encode)
+DiskSpool::DiskSpool(std::string exporter_id, const queue::DiskQueueOptions& options, queue::MemoryQueue& out,
+                     Encode encode)
     : id_(std::move(exporter_id)),
       out_(out),
       encode_(std::move(encode)),
-      disk_(std::make_unique<queue::DiskQueue>(disk_options(settings))) {
+      disk_(std::make_unique<queue::DiskQueue>(options)) {
   const auto s = disk_->stats();
-  spdlog::info("exporter {}: disk queue {} opened: {} frames waiting, {} bytes", id_, settings.directory,
+  spdlog::info("exporter {}: disk queue {} opened: {} frames waiting, {} bytes", id_, options.directory,
                s.pending_frames, s.size_bytes);
 }
 
@@ -110,22 +113,24 @@ void DiskSpool::reader_loop() {
     const auto signal = frame.payload.empty() ? pdata::Signal::Logs : static_cast<pdata::Signal>(frame.payload[0]);
     std::optional<otlp::DecodeError> error;
     std::shared_ptr<const void> batch;
+    std::string_view request;
     std::uint64_t events = 0;
     if (frame.payload.empty() || static_cast<unsigned char>(frame.payload[0]) > 2) {
       error = otlp::DecodeError{};
       error->message = "unknown signal tag";
     } else if (signal == pdata::Signal::Logs) {
-      auto d = decode_frame<pdata::LogsData>(std::move(frame.payload), otlp::decode_logs_proto, error);
+      auto d =
+          decode_frame<pdata::LogsData>(std::move(frame.payload), otlp::decode_logs_proto, error, request);
       events = d->record_count();
       batch = std::move(d);
     } else if (signal == pdata::Signal::Traces) {
-      auto d =
-          decode_frame<pdata::TracesData>(std::move(frame.payload), otlp::decode_traces_proto, error);
+      auto d = decode_frame<pdata::TracesData>(std::move(frame.payload), otlp::decode_traces_proto, error,
+                                               request);
       events = d->span_count();
       batch = std::move(d);
     } else {
-      auto d =
-          decode_frame<pdata::MetricsData>(std::move(frame.payload), otlp::decode_metrics_proto, error);
+      auto d = decode_frame<pdata::MetricsData>(std::move(frame.payload), otlp::decode_metrics_proto, error,
+                                                request);
       events = d->data_point_count();
       batch = std::move(d);
     }
@@ -138,7 +143,7 @@ void DiskSpool::reader_loop() {
     }
     e.signal = signal;
     e.items = events;
-    encode_(signal, batch.get(), e);
+    encode_(signal, batch.get(), request, e);
     batch.reset();
     // The senders' queue is small: wait for room rather than reading the disk into memory.
     while (!stop_.load(std::memory_order_relaxed) &&

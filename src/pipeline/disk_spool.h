@@ -1,42 +1,46 @@
 #pragma once
-// The disk queue in front of an exporter's memory queue (`sending_queue.type: disk`,
-// shared/spec/queues.md).
+// The disk queue in front of an exporter's memory queue (shared/spec/queues.md): the
+// Elasticsearch exporter's `sending_queue.type: disk`, and `sending_queue.storage` of any
+// exporter (the Collector's persistent queue).
 //
 // Producers (receiver threads) write each batch as one frame: a signal tag byte and the
 // batch in OTLP protobuf, the compact form. They are answered only after the frame is on
 // disk (fsync, with `sync: batch`), so nothing acknowledged is lost by `kill -9`. One
 // reader loop reads frames back in order, decodes them and runs the exporter's encoder
-// there (early encoding in the reader loop), then hands the encoded entry to the memory
-// queue the senders take from. Each entry carries a delivery token whose release
-// acknowledges its frame on disk; the disk queue persists the acknowledged frontier, so a
-// restart resends exactly what was not settled (duplicates possible, loss not).
+// there (early encoding in the reader loop; an OTLP exporter takes the frame's request bytes
+// as they are), then hands the encoded entry to the memory queue the senders take from. Each entry carries a
+// delivery token whose release acknowledges its frame on disk; the disk queue persists the acknowledged
+// frontier, so a restart resends exactly what was not settled (duplicates possible, loss not).
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "config/config.h"
 #include "pipeline/consumer.h"
 #include "pipeline/exporter_stage.h"
+#include "queue/disk_queue.h"
 #include "queue/memory_queue.h"
 
-namespace tern::queue {
-class DiskQueue;
-}
-
 namespace tern::pipeline {
+
+// The Elasticsearch exporter's `sending_queue` settings as disk queue options.
+queue::DiskQueueOptions disk_queue_options(const config::ElasticsearchExporterConfig::SendingQueue& s);
 
 class DiskSpool {
  public:
   // Encodes a decoded batch (`const pdata::{Logs,Traces,Metrics}Data*` by signal) into the
-  // entry: the exporter's own early encoder, run on the reader thread.
-  using Encode = std::function<void(pdata::Signal, const void* batch, queue::Entry& out)>;
+  // entry: the exporter's own early encoder, run on the reader thread. `request` is the
+  // batch as the frame holds it, an OTLP Export*ServiceRequest in protobuf.
+  using Encode =
+      std::function<void(pdata::Signal, const void* batch, std::string_view request, queue::Entry& out)>;
 
   // Opens (and recovers) the queue directory; throws queue::DiskQueueError.
-  DiskSpool(std::string exporter_id, const config::ElasticsearchExporterConfig::SendingQueue& settings,
-            queue::MemoryQueue& out, Encode encode);
+  DiskSpool(std::string exporter_id, const queue::DiskQueueOptions& options, queue::MemoryQueue& out,
+            Encode encode);
   ~DiskSpool();
 
   // Writes the batch as one frame. kOk once it is durably queued; kUnavailable when the

@@ -68,11 +68,12 @@ class ElasticsearchStage final : public ExporterStage {
     consumers_ = c.num_workers ? static_cast<unsigned>(c.num_workers)
                                : std::max(1u, std::thread::hardware_concurrency());
     if (uses_disk_queue(c))
-      disk_ = std::make_unique<DiskSpool>(id_, c.sending_queue, queue_,
-                                          [this](pdata::Signal s, const void* batch, queue::Entry& e) {
-                                            encode(thread_encoder(), s, batch, e.encoded);
-                                            e.bytes = held_bytes(e.encoded);
-                                          });
+      disk_ = std::make_unique<DiskSpool>(
+          id_, disk_queue_options(c.sending_queue), queue_,
+          [this](pdata::Signal s, const void* batch, std::string_view, queue::Entry& e) {
+            encode(thread_encoder(), s, batch, e.encoded);
+            e.bytes = held_bytes(e.encoded);
+          });
   }
   ~ElasticsearchStage() override { shutdown(std::chrono::milliseconds(0)); }
 

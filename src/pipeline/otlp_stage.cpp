@@ -14,6 +14,7 @@
 #include "exporter/otlp/otlp_client.h"
 #include "otlp/proto_codec.h"
 #include "pipeline/backoff.h"
+#include "pipeline/disk_spool.h"
 #include "queue/memory_queue.h"
 
 namespace tern::pipeline {
@@ -68,9 +69,7 @@ class OtlpStage final : public ExporterStage {
   OtlpStage(std::string id, const config::OtlpExporterConfig& c, BatchSettings batch)
       : id_(std::move(id)),
         http_(c.protocol == config::OtlpExporterConfig::Protocol::kHttp),
-        queue_(queue::MemoryQueueLimits{.max_bytes = queue::kDefaultQueueBytes,
-                                        .max_items = 0,
-                                        .max_entries = c.sending_queue.queue_size}),
+        queue_(memory_limits(c)),
         batch_(batch),
         retry_(c.retry_on_failure),
         consumers_(static_cast<unsigned>(c.sending_queue.num_consumers)) {
@@ -92,11 +91,24 @@ class OtlpStage final : public ExporterStage {
     }
     // Bad endpoints and TLS files surface here, at build time, not in a consumer thread.
     (void)make_client(pdata::Signal::Logs);
+    if (!c.sending_queue.directory.empty()) {
+      queue::DiskQueueOptions o;
+      o.directory = c.sending_queue.directory;
+      o.max_size = c.sending_queue.max_size;
+      o.segment_size = std::min(o.segment_size, o.max_size);
+      // The frame holds the batch as an Export*ServiceRequest already: that is the request.
+      disk_ = std::make_unique<DiskSpool>(
+          id_, o, queue_, [](pdata::Signal, const void*, std::string_view request, queue::Entry& e) {
+            e.encoded.data.assign(request);
+            e.bytes = e.encoded.data.capacity();
+          });
+    }
   }
   ~OtlpStage() override { shutdown(std::chrono::milliseconds(0)); }
 
   void start() override {
     for (unsigned i = 0; i < consumers_; ++i) threads_.emplace_back([this] { consume_loop(); });
+    if (disk_) disk_->start();
   }
 
   void shutdown(std::chrono::milliseconds timeout) override {
@@ -107,7 +119,8 @@ class OtlpStage final : public ExporterStage {
       deadline_ = Clock::now() + timeout;
     }
     stop_cv_.notify_all();
-    queue_.close();  // consumers drain what is queued until the deadline, then give up
+    if (disk_) disk_->stop();  // what is not read yet stays on disk for the next start
+    queue_.close();            // consumers drain what is queued until the deadline, then give up
     for (auto& t : threads_) t.join();
     threads_.clear();
     // Never started (or no consumer left): what is still queued is undelivered.
@@ -158,6 +171,7 @@ class OtlpStage final : public ExporterStage {
         "OTLP requests that failed (error status or no answer)");
     add("tern_exporter_retries_total", count(retries_), "OTLP requests re-sent after a retryable failure");
     add("tern_exporter_bytes_uncompressed_total", count(bytes_), "Request bytes before compression");
+    if (disk_) disk_->collect_metrics(l, out);
   }
 
   bool healthy() const override { return !stopped_.load(); }
@@ -177,11 +191,21 @@ class OtlpStage final : public ExporterStage {
     return ox::make_otlp_client(o);
   }
 
+  // With a persistent queue the memory queue only holds what the disk reader has read for
+  // the senders: a few requests' worth, the backlog waits on disk.
+  static queue::MemoryQueueLimits memory_limits(const config::OtlpExporterConfig& c) {
+    if (!c.sending_queue.directory.empty())
+      return {.max_bytes = 4 * kDefaultRequestBytes, .max_items = 0, .max_entries = 0};
+    return {
+        .max_bytes = queue::kDefaultQueueBytes, .max_items = 0, .max_entries = c.sending_queue.queue_size};
+  }
+
   template <class Data>
   ConsumeResult enqueue(pdata::Signal s, std::shared_ptr<Data> batch, std::uint64_t events) {
     if (!batch || events == 0) return ConsumeResult::ok();
     if (stopped_.load(std::memory_order_relaxed))
       return {ConsumeCode::kShutdown, "exporter is shutting down", {}, 0};
+    if (disk_) return disk_->push(s, batch.get());  // durable once this returns kOk
     queue::Entry e;
     e.signal = s;
     e.items = events;
@@ -334,6 +358,7 @@ class OtlpStage final : public ExporterStage {
 
   std::atomic<std::uint64_t> sent_{0}, rejected_{0}, dropped_{0}, undelivered_{0};
   std::atomic<std::uint64_t> requests_{0}, request_errors_{0}, retries_{0}, bytes_{0};
+  std::unique_ptr<DiskSpool> disk_;  // sending_queue.storage: destroyed after the senders stop
 };
 
 }  // namespace

@@ -1534,10 +1534,16 @@ exporters:
     sending_queue: {storage: file_storage, type: memory}
   otlp:
     endpoint: 127.0.0.1:4317
-    sending_queue: {storage: file_storage}
+    sending_queue: {storage: file_storag}
+  otlphttp:
+    endpoint: http://127.0.0.1:4318
+    sending_queue: {max_size: 1GiB}
+  otlp/b:
+    endpoint: 127.0.0.1:4317
+    sending_queue: {storage: "", max_size: 0}
 service:
   pipelines:
-    logs: {receivers: [otlp], exporters: [elasticsearch/a, elasticsearch/b, elasticsearch/c, otlp]}
+    logs: {receivers: [otlp], exporters: [elasticsearch/a, elasticsearch/b, elasticsearch/c, otlp, otlphttp, otlp/b]}
 )");
   EXPECT_THAT(
       errors(r),
@@ -1548,8 +1554,45 @@ service:
           "file_storage extension) or directory, not both",
           "t.yaml:14:30: error: exporters.elasticsearch/c.sending_queue.storage: storage is a disk "
           "queue; it cannot go with type: memory",
-          "t.yaml:17:30: error: exporters.otlp.sending_queue.storage: this exporter's queue is in "
-          "memory only; a persistent queue (file_storage) is the elasticsearch exporter's"));
+          "t.yaml:17:30: error: exporters.otlp.sending_queue.storage: \"file_storag\" is not a file_storage "
+          "extension defined in extensions (did you mean \"file_storage\"?)",
+          "t.yaml:20:31: error: exporters.otlphttp.sending_queue.max_size: max_size bounds the persistent "
+          "queue; it needs storage (a file_storage extension)",
+          "t.yaml:23:30: error: exporters.otlp/b.sending_queue.storage: storage must name a file_storage "
+          "extension",
+          "t.yaml:23:44: error: exporters.otlp/b.sending_queue.max_size: max_size must be greater than 0"));
+}
+
+// The OTLP exporters' persistent queue: sending_queue.storage names a file_storage extension,
+// the queue's directory is the exporter's own there; max_size bounds it on disk.
+TEST(Loader, OtlpPersistentQueueFromFileStorage) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+extensions:
+  file_storage:
+    directory: /var/lib/otelcol/file_storage
+exporters:
+  otlp/gateway:
+    endpoint: gateway:4317
+    sending_queue: {storage: file_storage, max_size: 256MiB}
+  otlphttp:
+    endpoint: https://gateway:4318
+    sending_queue: {storage: file_storage}
+  otlp:
+    endpoint: gateway:4317
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [otlp/gateway, otlphttp, otlp]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& g = settings<OtlpExporterConfig>(r.config.exporters, "otlp/gateway").sending_queue;
+  EXPECT_EQ(g.directory, "/var/lib/otelcol/file_storage/exporter_otlp_gateway");
+  EXPECT_EQ(g.max_size, 256ull << 20);
+  const auto& h = settings<OtlpExporterConfig>(r.config.exporters, "otlphttp").sending_queue;
+  EXPECT_EQ(h.directory, "/var/lib/otelcol/file_storage/exporter_otlphttp");
+  EXPECT_EQ(h.max_size, 1ull << 30);
+  EXPECT_EQ(settings<OtlpExporterConfig>(r.config.exporters, "otlp").sending_queue.directory, "");
 }
 
 // filelog operators: the Collector's stanza operators Tern runs, read and checked.

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -338,6 +340,77 @@ TEST_P(OtlpStageTest, QueueSizeBoundsTheWaitingRequests) {
   s->start();
   s->shutdown(20s);
   EXPECT_EQ(sink_.log_records(), 3u);
+}
+
+// sending_queue.storage (the Collector's persistent queue; the loader turns it into
+// `directory`): a batch is accepted once it is on disk, so one the receiving side could not
+// take before shutdown stays there, and the next stage on the same directory sends it,
+// exactly once, each frame's request bytes as they are.
+TEST_P(OtlpStageTest, PersistentQueueSendsAfterARestartWhatItAccepted) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tern-otlp-pq-" + std::to_string(::getpid()) +
+                                                             (GetParam() == Protocol::kHttp ? "h" : "g"));
+  std::filesystem::remove_all(dir);
+  auto c = exporter_config();
+  c.sending_queue.directory = dir.string();
+  c.timeout = 1s;
+  sink_.invalid = false;
+  sink_.refuse_next = 1 << 30;  // back-pressure on every request: nothing is delivered
+  std::atomic<int> settled{0}, failed{0};
+  {
+    auto s = pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{});
+    s->start();
+    for (int i = 0; i < 5; ++i) {
+      auto b = from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json);
+      b->delivery = pdata::DeliveryToken::make([&](bool ok) { ++(ok ? settled : failed); });
+      ASSERT_TRUE(s->consume_logs(std::move(b)).accepted());
+    }
+    ASSERT_TRUE(
+        s->consume_traces(from_json<pdata::TracesData>(otlp::fixtures::kTraces, otlp::decode_traces_json))
+            .accepted());
+    // Durable on return: the producers heard "delivered" from the disk queue already.
+    EXPECT_EQ(settled.load(), 5);
+    EXPECT_EQ(metric(*s, "tern_exporter_disk_queue_frames"), 6);
+    ASSERT_TRUE(eventually([&] { return sink_.refused.load() >= 1; }));
+    s->shutdown(100ms);
+    EXPECT_EQ(metric(*s, "tern_exporter_items_sent_total"), 0);
+  }
+  EXPECT_EQ(sink_.log_records(), 0u);
+  sink_.refuse_next = 0;
+  {
+    auto s = pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{});
+    EXPECT_EQ(metric(*s, "tern_exporter_disk_queue_frames"), 6);  // recovered from the directory
+    s->start();
+    ASSERT_TRUE(eventually([&] {
+      std::lock_guard l(sink_.mu);
+      return sink_.logs.size() >= 1 && sink_.traces.size() >= 1 &&
+             metric(*s, "tern_exporter_disk_queue_frames") == 0;
+    }));
+    s->shutdown(10s);
+  }
+  const auto one_batch =
+      from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json)->record_count();
+  EXPECT_EQ(sink_.log_records(), 5 * one_batch) << "every accepted batch exactly once";
+  std::string json;
+  otlp::encode_traces_json(*sink_.traces.at(0), json);
+  EXPECT_EQ(json, otlp::fixtures::kTraces);  // the frame's bytes are the request: nothing lost on the way
+  {
+    auto s = pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{});
+    EXPECT_EQ(metric(*s, "tern_exporter_disk_queue_frames"), 0) << "all acknowledged on disk";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// An unusable persistent queue directory is an error when the stage is built.
+TEST(OtlpStage, UnusablePersistentQueueDirectoryIsAClearError) {
+  const auto file =
+      std::filesystem::temp_directory_path() / ("tern-otlp-pq-file-" + std::to_string(::getpid()));
+  { std::ofstream(file) << "x"; }
+  config::OtlpExporterConfig c;
+  c.endpoint = "127.0.0.1:4317";
+  c.tls.insecure = true;
+  c.sending_queue.directory = (file / "q").string();
+  EXPECT_THROW(pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{}), std::exception);
+  std::filesystem::remove(file);
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, OtlpStageTest, ::testing::Values(Protocol::kGrpc, Protocol::kHttp),

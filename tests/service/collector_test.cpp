@@ -591,6 +591,66 @@ TEST_F(CollectorTest, PersistentQueueInAFileStorageExtension) {
   fs::remove_all(dir);
 }
 
+// An agent in front of a gateway, the persistent queue on its `otlphttp` exporter: what the
+// agent accepted while the gateway was down is sent by the next agent on the same extension.
+TEST_F(CollectorTest, OtlpExporterPersistentQueueDeliversAfterTheGatewayReturns) {
+  const auto dir = fs::temp_directory_path() / ("tern-collector-otlp-pq-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::uint16_t gateway_port = [] {  // free now; nothing listens until the gateway starts
+    sink::SinkOptions o;
+    o.port = 0;
+    sink::SinkServer s(o);
+    const auto p = s.start();
+    s.stop();
+    return p;
+  }();
+  const std::string agent_yaml = R"(
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:0
+exporters:
+  otlphttp:
+    endpoint: http://127.0.0.1:)" +
+                                 std::to_string(gateway_port) + R"(
+    compression: none
+    retry_on_failure: {initial_interval: 10ms, max_interval: 50ms}
+    sending_queue: {storage: file_storage/agent}
+extensions:
+  file_storage/agent:
+    directory: )" + dir.string() +
+                                 R"(
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [otlphttp]}
+)";
+  start_collector(agent_yaml);
+  for (int b = 0; b < 5; ++b) ASSERT_EQ(post("/v1/logs", logs_json(10, b), "application/json").status, 200);
+  collector_->shutdown(std::chrono::milliseconds(200));  // the gateway is down: nothing sent
+  collector_.reset();
+  ASSERT_FALSE(fs::is_empty(dir / "exporter_otlphttp"));
+
+  start_sink();
+  std::string gateway_yaml = config_yaml(sink_port_);
+  gateway_yaml.replace(gateway_yaml.find("127.0.0.1:0"), 11, "127.0.0.1:" + std::to_string(gateway_port));
+  Collector gateway(load(gateway_yaml));
+  gateway.start();
+  start_collector(agent_yaml);
+  wait_for_logs(50, std::chrono::steady_clock::now() + std::chrono::seconds(30));
+  collector_->shutdown(std::chrono::seconds(10));
+  gateway.shutdown(std::chrono::seconds(10));
+  EXPECT_EQ(sink_->count("logs-*"), 50) << "every accepted record exactly once";
+  std::set<std::string> bodies;
+  for (const auto& line : dump_lines()) {
+    const auto p = line.find("\"text\":\"line ");
+    ASSERT_NE(p, std::string::npos) << line;
+    bodies.insert(line.substr(p + 13, line.find('"', p + 13) - p - 13));
+  }
+  EXPECT_EQ(bodies.size(), 50u);
+  fs::remove_all(dir);
+}
+
 TEST_F(CollectorTest, AFullDiskQueueAnswers503WithRetryAfter) {
   const auto dir = fs::temp_directory_path() / ("tern-collector-full-" + std::to_string(::getpid()));
   fs::remove_all(dir);
