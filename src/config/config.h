@@ -94,6 +94,7 @@ struct FilelogOperatorConfig {
   std::vector<std::string> fields;     // retain: the attributes kept
   std::string format = "auto";         // container: auto, docker, crio or containerd
   bool add_metadata_from_filepath = true;  // container: k8s.* resource attributes from log.file.path
+  std::uint64_t max_log_size = 0;          // container: bound on a joined partial line; 0 = the receiver's
   // trace_parser: where the hex trace id, span id and trace flags are read from.
   std::string trace_id_from = "attributes.trace_id", span_id_from = "attributes.span_id",
               trace_flags_from = "attributes.trace_flags";

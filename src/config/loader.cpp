@@ -699,10 +699,7 @@ void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, Fil
     case T::kContainer:
       r.one_of("format", op.format, {"auto", "docker", "crio", "containerd"});
       r.boolean("add_metadata_from_filepath", op.add_metadata_from_filepath);
-      {
-        std::uint64_t recombined_max = 0;  // bounds recombined partial lines, which Tern does not join
-        r.size("max_log_size", recombined_max);
-      }
+      r.size("max_log_size", op.max_log_size);  // bounds a line joined from CRI partial lines
       break;
     case T::kJsonParser:
       break;

@@ -1673,6 +1673,7 @@ service:
   EXPECT_EQ(ops[9].fields, (std::vector<std::string>{"attributes.env", "attributes.raw"}));
   EXPECT_EQ(ops[10].type, Op::Type::kContainer);
   EXPECT_EQ(ops[10].format, "crio");
+  EXPECT_EQ(ops[10].max_log_size, 102400u);  // bounds a line joined from CRI parts
   EXPECT_FALSE(ops[10].add_metadata_from_filepath);
   EXPECT_EQ(ops[11].trace_id_from, "attributes.tid");
   EXPECT_EQ(ops[11].span_id_from, "body");

@@ -91,6 +91,13 @@ struct File {
   bool entry_open = false, entry_truncated = false;
   std::uint64_t entry_end = 0;
   std::chrono::steady_clock::time_point entry_at{};  // when its last line came
+  // CRI partial lines (tag P) waiting for their last part (tag F): the log text joined so
+  // far, the newest part's "<time> <stream> " and tag, and where that part ends.
+  std::string partial_log, partial_head;
+  bool partial_open = false, partial_truncated = false;
+  std::size_t partial_parts = 0;
+  std::uint64_t partial_end = 0;
+  std::chrono::steady_clock::time_point partial_at{};
 
   void set_path(const std::string& p) {
     path = p;
@@ -140,6 +147,15 @@ struct FilelogReceiver::Impl {
     if (config.include_file_path_resolved) reserved.emplace_back("log.file.path_resolved");
     options.read_chunk = std::max<std::size_t>(options.read_chunk, 1);
     if (!config.operators.empty()) operators = std::make_unique<Operators>(config.operators);
+    // A container operator that sees the lines as read (the first one) joins CRI partial
+    // lines first, as the Collector's does (its built-in recombine).
+    if (!config.operators.empty() &&
+        config.operators.front().type == config::FilelogOperatorConfig::Type::kContainer &&
+        config.operators.front().format != "docker") {
+      cri_join = true;
+      cri_max =
+          config.operators.front().max_log_size ? config.operators.front().max_log_size : config.max_log_size;
+    }
     for (auto [text, re] :
          {std::pair{&config.multiline_start, &line_start}, std::pair{&config.multiline_end, &line_end}}) {
       if (text->empty()) continue;
@@ -179,6 +195,9 @@ struct FilelogReceiver::Impl {
   simdjson::dom::parser parser;
   std::unique_ptr<Operators> operators;  // config.operators, when there are any
   std::unique_ptr<re2::RE2> line_start, line_end;  // multiline, when set
+  bool cri_join = false;      // CRI partial lines are joined before anything else sees them
+  std::uint64_t cri_max = 0;  // bytes of joined log text
+  std::string joined;         // scratch: a joined CRI line
   Batch batch;
   std::uint64_t observed = 0;
   bool chunk_full = false;          // the last read filled its buffer: the file has more
@@ -437,8 +456,55 @@ struct FilelogReceiver::Impl {
     return true;
   }
 
-  // A line from the splitter: a record of its own, or (multiline) part of one.
+  // A line from the splitter. CRI partial lines (`<time> <stream> P <log>`) are held and
+  // joined until their last part (tag F), the Collector's container recombine: the joined
+  // line keeps the last part's time, stream and tag. The held parts are never checkpointed
+  // (no record carries their offset yet), so a restart reads them again.
   void take_line(File& f, std::string_view line, std::uint64_t end, bool truncated) {
+    if (!cri_join) return take_record_line(f, line, end, truncated);
+    const std::size_t t = line.find(' ');
+    const std::size_t s = t == std::string_view::npos ? t : line.find(' ', t + 1);
+    const std::size_t g = s == std::string_view::npos ? s : line.find(' ', s + 1);
+    const std::string_view stream =
+        s == std::string_view::npos ? std::string_view() : line.substr(t + 1, s - t - 1);
+    const std::string_view tag =
+        g == std::string_view::npos ? std::string_view() : line.substr(s + 1, g - s - 1);
+    if ((stream != "stdout" && stream != "stderr") || (tag != "P" && tag != "F")) {
+      flush_partial(f);  // not a CRI line (the operator will say so): it ends what is held
+      return take_record_line(f, line, end, truncated);
+    }
+    const std::string_view log = line.substr(g + 1);
+    const bool last = tag == "F";
+    if (!f.partial_open && last) return take_record_line(f, line, end, truncated);
+    // Past the bound (or 1000 parts, the Collector's max_batch_size) what is held goes out
+    // as it is, and this part starts the next record.
+    if (f.partial_open && (f.partial_log.size() + log.size() > cri_max || f.partial_parts >= 1000))
+      flush_partial(f);
+    f.partial_open = true;
+    f.partial_log.append(log);
+    f.partial_head.assign(line.substr(0, g + 1));  // "<time> <stream> <tag> ": the newest part's
+    f.partial_truncated = f.partial_truncated || truncated;
+    ++f.partial_parts;
+    f.partial_end = end;
+    f.partial_at = Clock::now();
+    if (last) flush_partial(f);
+  }
+
+  // The held CRI parts, if any, go on as one line.
+  void flush_partial(File& f) {
+    if (!f.partial_open) return;
+    f.partial_open = false;
+    joined.assign(f.partial_head).append(f.partial_log);
+    const bool truncated = f.partial_truncated;
+    f.partial_log.clear();
+    f.partial_head.clear();
+    f.partial_truncated = false;
+    f.partial_parts = 0;
+    take_record_line(f, joined, f.partial_end, truncated);
+  }
+
+  // A whole line: a record of its own, or (multiline) part of one.
+  void take_record_line(File& f, std::string_view line, std::uint64_t end, bool truncated) {
     if (!line_start && !line_end) return add_line(f, line, end, truncated);
     if (line_start && f.entry_open &&
         re2::RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *line_start))
@@ -472,8 +538,9 @@ struct FilelogReceiver::Impl {
       flush_entry(f);
   }
 
-  // The gathered record, if any, becomes a record now.
+  // The gathered record (and held CRI parts), if any, become a record now.
   void flush_entry(File& f) {
+    flush_partial(f);
     if (!f.entry_open) return;
     f.entry_open = false;
     add_line(f, f.entry, f.entry_end, f.entry_truncated);
@@ -482,10 +549,12 @@ struct FilelogReceiver::Impl {
 
   // Records gathered from lines that got nothing new for force_flush_period go out.
   void flush_idle_entries() {
-    if ((!line_start && !line_end) || config.force_flush_period <= config::Duration{0}) return;
+    if ((!line_start && !line_end && !cri_join) || config.force_flush_period <= config::Duration{0}) return;
     const auto now = Clock::now();
-    for (auto& [k, f] : files)
+    for (auto& [k, f] : files) {
+      if (f->partial_open && now - f->partial_at >= config.force_flush_period) flush_partial(*f);
       if (f->entry_open && now - f->entry_at >= config.force_flush_period) flush_entry(*f);
+    }
   }
 
   void add_line(File& f, std::string_view line, std::uint64_t end, bool truncated) {
@@ -659,6 +728,10 @@ struct FilelogReceiver::Impl {
           f->at_eof = false;
           f->entry_open = false;  // its lines are read again
           f->entry.clear();
+          f->partial_open = false;
+          f->partial_log.clear();
+          f->partial_parts = 0;
+          f->partial_truncated = false;
         }
         if (!sleep_for(config.poll_interval)) break;
       }

@@ -216,7 +216,7 @@ struct Operators::Impl {
     }
     const std::string_view line = rec.body.string_value;
     const std::string& format = op.config.format;
-    std::string_view log, stream, time;
+    std::string_view log, stream, time, tag;
     const bool docker = format == "docker" || (format == "auto" && !line.empty() && line.front() == '{');
     if (docker) {
       simdjson::dom::element doc;
@@ -241,6 +241,7 @@ struct Operators::Impl {
       }
       time = line.substr(0, t);
       stream = line.substr(t + 1, s - t - 1);
+      tag = line.substr(s + 1, g == std::string_view::npos ? std::string_view::npos : g - s - 1);
       log = g == std::string_view::npos ? std::string_view() : line.substr(g + 1);
       if ((stream != "stdout" && stream != "stderr") || (format == "containerd" && !time.ends_with('Z'))) {
         why = "not a CRI log line (<time> <stream> <tag> <log>)";
@@ -257,6 +258,8 @@ struct Operators::Impl {
     }
     rec.body = pdata::AnyValue::string(log);
     if (!stream.empty()) set_attribute(rec, "log.iostream", pdata::AnyValue::string(stream), a);
+    if (!tag.empty())
+      set_attribute(rec, "logtag", pdata::AnyValue::string(tag), a);  // CRI's P / F, as the Collector
     if (op.config.add_metadata_from_filepath && resource) {
       const pdata::AnyValue* path = find(rec, "attributes.log.file.path");
       std::string_view ns, pod, uid, name, restart;

@@ -258,6 +258,101 @@ TEST_F(FilelogTest, MultilineEndPatternAndMaxLogSize) {
   EXPECT_EQ(r.stats().lines_truncated, 1u);
 }
 
+// A container operator first: CRI partial lines (tag P, what a runtime writes for a line over
+// 16 KiB) are joined with their last part (tag F) into one record, with that part's time,
+// stream and tag, as the Collector's container parser does. Whole lines pass as they are.
+TEST_F(FilelogTest, ContainerJoinsCriPartialLines) {
+  auto c = cfg();
+  config::FilelogOperatorConfig op;
+  op.type = config::FilelogOperatorConfig::Type::kContainer;
+  op.add_metadata_from_filepath = false;
+  c.operators = {op};
+  append(dir_ / "0.log",
+         "2024-04-13T07:59:37.000000001Z stdout F single\n"
+         "2024-04-13T07:59:38.000000001Z stderr P part one, \n"
+         "2024-04-13T07:59:38.000000002Z stderr P part two, \n"
+         "2024-04-13T07:59:38.000000003Z stderr F end\n"
+         "2024-04-13T07:59:39.000000001Z stdout F after\n");
+  FilelogReceiver r("filelog", c, consumer_, small_batches());
+  r.start();
+  ASSERT_TRUE(eventually([&] { return consumer_.count() == 3; })) << consumer_.count();
+  const auto lines = consumer_.lines();
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].body, "single");
+  EXPECT_EQ(lines[1].body, "part one, part two, end");
+  EXPECT_EQ(lines[1].time, 1712995178000000003ull);  // the newest part's
+  EXPECT_EQ(lines[2].body, "after");
+  const auto attr = [](const test::Line& l, const std::string& k) {
+    for (const auto& [key, v] : l.attrs)
+      if (key == k) return v;
+    return std::string("<none>");
+  };
+  EXPECT_EQ(attr(lines[1], "log.iostream"), "stderr");
+  EXPECT_EQ(attr(lines[1], "logtag"), "F");
+  EXPECT_EQ(r.stats().lines_read, 3u);  // records
+  r.shutdown();
+  EXPECT_EQ(checkpoint(r)[dir_ / "0.log"], std::filesystem::file_size(dir_ / "0.log"));
+}
+
+// Parts still waiting for their last one are not checkpointed: a restart reads them again
+// and joins them with what follows. Without a last part they go out after
+// force_flush_period as they are (tag P); a non-CRI line between ends them too.
+TEST_F(FilelogTest, CriPartialLinesWaitingAreNotCheckpointed) {
+  auto c = cfg();
+  config::FilelogOperatorConfig op;
+  op.type = config::FilelogOperatorConfig::Type::kContainer;
+  op.add_metadata_from_filepath = false;
+  c.operators = {op};
+  c.force_flush_period = 0ms;  // parts wait for their last one however long it takes
+  const std::string first = "2024-04-13T07:59:37Z stdout F one\n";
+  append(dir_ / "0.log", first + "2024-04-13T07:59:38Z stdout P two-a \n");
+  {
+    FilelogReceiver r("filelog", c, consumer_, small_batches());
+    r.start();
+    ASSERT_TRUE(eventually([&] { return consumer_.count() == 1; }));
+    std::this_thread::sleep_for(100ms);  // many polls: the part must still wait
+    EXPECT_EQ(consumer_.count(), 1u);
+    r.shutdown();
+    EXPECT_EQ(checkpoint(r)[dir_ / "0.log"], first.size());
+  }
+  FakeConsumer again;
+  append(dir_ / "0.log", "2024-04-13T07:59:38Z stdout F two-b\n2024-04-13T07:59:39Z stdout P three \n");
+  c.force_flush_period = 50ms;
+  {
+    FilelogReceiver r2("filelog", c, again, small_batches());
+    r2.start();
+    ASSERT_TRUE(eventually([&] { return again.count() == 2; })) << again.count();
+    EXPECT_EQ(again.bodies(), (std::vector<std::string>{"two-a two-b", "three "}));
+    r2.shutdown();
+  }
+  FakeConsumer third;
+  append(dir_ / "0.log", "2024-04-13T07:59:40Z stdout P four \nnot a CRI line\n");
+  FilelogReceiver r3("filelog", c, third, small_batches());
+  r3.start();
+  ASSERT_TRUE(eventually([&] { return third.count() == 2; })) << testing::PrintToString(third.bodies());
+  EXPECT_EQ(third.bodies(), (std::vector<std::string>{"four ", "not a CRI line"}));
+}
+
+// The container operator's max_log_size bounds a joined line: what is held goes out when the
+// next part would pass it, and that part starts the next record.
+TEST_F(FilelogTest, CriPartialLinesAreBoundedByMaxLogSize) {
+  auto c = cfg();
+  config::FilelogOperatorConfig op;
+  op.type = config::FilelogOperatorConfig::Type::kContainer;
+  op.add_metadata_from_filepath = false;
+  op.max_log_size = 10;
+  c.operators = {op};
+  append(dir_ / "0.log",
+         "2024-04-13T07:59:38Z stdout P aaaa\n"
+         "2024-04-13T07:59:38Z stdout P bbbb\n"
+         "2024-04-13T07:59:38Z stdout P cccc\n"
+         "2024-04-13T07:59:38Z stdout F dd\n");
+  FilelogReceiver r("filelog", c, consumer_, small_batches());
+  r.start();
+  ASSERT_TRUE(eventually([&] { return consumer_.count() == 2; })) << consumer_.count();
+  EXPECT_EQ(consumer_.bodies(), (std::vector<std::string>{"aaaabbbb", "ccccdd"}));
+}
+
 TEST_F(FilelogTest, StartAtEndSkipsWhatIsThereAtStartUpButReadsNewFilesFromTheirBeginning) {
   auto c = cfg();
   c.start_at = config::FilelogReceiverConfig::StartAt::kEnd;

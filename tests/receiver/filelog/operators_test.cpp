@@ -266,8 +266,10 @@ TEST_F(OperatorsTest, ContainerLogLinesAndPodMetadata) {
   EXPECT_EQ(rec_->body.string_value, "hello cri-o");
   EXPECT_EQ(rec_->time_unix_nano, 1712995177505201169ull);
   EXPECT_EQ(attr_text("log.iostream"), "stdout");
+  EXPECT_EQ(attr_text("logtag"), "F");  // CRI's tag, as the Collector keeps it
   ASSERT_TRUE(run("2024-04-13T07:59:37Z stderr P ", resource));
   EXPECT_EQ(rec_->body.string_value, "");
+  EXPECT_EQ(attr_text("logtag"), "P");
   EXPECT_EQ(resource.size(), 5u);
   EXPECT_EQ(ops.errors(), 0u);
   for (const char* bad : {"plain text line", "2024-04-13T07:59:37Z stdin F x", "not-a-time stdout F x",

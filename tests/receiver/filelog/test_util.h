@@ -27,6 +27,7 @@ struct Line {
   std::string body;                                        // the string (or bytes) body
   std::vector<std::pair<std::string, std::string>> attrs;  // string attributes
   std::vector<std::pair<std::string, std::string>> resource;  // string resource attributes
+  std::uint64_t time = 0;                                     // time_unix_nano
 };
 
 class FakeConsumer : public pipeline::Consumer {
@@ -50,6 +51,7 @@ class FakeConsumer : public pipeline::Consumer {
           for (const auto& kv : rl.resource.attributes)
             l.resource.emplace_back(std::string(kv.key), std::string(kv.value.string_value));
           l.body = std::string(r.body.string_value);
+          l.time = r.time_unix_nano;
           for (const auto& kv : r.attributes) {
             if (kv.key == "log.file.name") l.file = std::string(kv.value.string_value);
             if (kv.value.kind == pdata::ValueKind::String)
