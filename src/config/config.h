@@ -165,6 +165,20 @@ struct AttributesProcessorConfig {
   std::vector<Entry> actions;
 };
 
+// `resourcedetection`: resource attributes detected once at start-up and set on the
+// resource of every batch (the Collector's processor, with its `env` and `system` detectors).
+struct ResourceDetectionProcessorConfig {
+  // Defaults in a constructor: GCC 12 crashes (ICE) on `v = T{}` into the variant when
+  // these lists are default member initializers.
+  ResourceDetectionProcessorConfig()
+      : hostname_sources{"dns", "os"}, system_attributes{"host.name", "os.type"} {}
+  // In order; when two detect the same attribute, the first one's value is kept.
+  std::vector<std::string> detectors;
+  bool override_existing = true;               // `override`: detected values replace what a resource has
+  std::vector<std::string> hostname_sources;   // system: where host.name comes from
+  std::vector<std::string> system_attributes;  // system: the enabled ones
+};
+
 // `tls` of an exporter: the clients' own settings, plus `insecure` (plaintext), which only
 // means something for OTLP/gRPC, whose endpoint has no scheme; URLs say it with http:// or
 // https://.
@@ -271,7 +285,8 @@ struct Component {
   std::variant<Ts...> settings;
 };
 using Receiver = Component<OtlpReceiverConfig, FilelogReceiverConfig>;
-using Processor = Component<BatchProcessorConfig, MemoryLimiterProcessorConfig, AttributesProcessorConfig>;
+using Processor = Component<BatchProcessorConfig, MemoryLimiterProcessorConfig, AttributesProcessorConfig,
+                            ResourceDetectionProcessorConfig>;
 using Exporter = Component<ElasticsearchExporterConfig, OtlpExporterConfig, DebugExporterConfig>;
 // `file_storage` (the Collector's storage extension): a directory a component keeps its
 // state in. A filelog receiver whose `storage` names one keeps its checkpoint there.

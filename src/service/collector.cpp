@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "encoding/elasticsearch/encoder.h"
@@ -14,6 +15,7 @@
 #include "pipeline/pipeline.h"
 #include "processor/attributes_processor.h"
 #include "processor/memory_limiter.h"
+#include "processor/resource_detection.h"
 #include "receiver/filelog/filelog_receiver.h"
 #include "receiver/otlp/otlp_receiver.h"
 
@@ -63,6 +65,8 @@ struct Collector::Impl {
   std::map<std::string, std::unique_ptr<receiver::otlp::OtlpReceiver>> receivers;
   std::map<std::string, std::unique_ptr<receiver::filelog::FilelogReceiver>> file_receivers;
   std::vector<std::shared_ptr<processor::MemoryLimiter>> limiters;
+  // resourcedetection: what each processor id detected (once, whatever pipelines use it).
+  std::map<std::string, std::optional<config::AttributesProcessorConfig>> detected_resources;
   std::unique_ptr<net::HttpServer> health_server, metrics_server;
   std::uint16_t health_port = 0, metrics_port = 0;
   bool started = false, stopped = false;
@@ -117,6 +121,13 @@ struct Collector::Impl {
       auto l = std::make_shared<processor::MemoryLimiter>(*m);
       limiters.push_back(l);
       return l;
+    }
+    if (const auto* d = std::get_if<config::ResourceDetectionProcessorConfig>(&c->settings)) {
+      // Detected once, here; every batch's resources then get the same attributes.
+      auto& detected = detected_resources[id];
+      if (!detected) detected = processor::detect_resource(*d, id);
+      return std::make_shared<processor::AttributesProcessor>(
+          *detected, processor::AttributesProcessor::Target::kResource);
     }
     const auto& a = std::get<config::AttributesProcessorConfig>(c->settings);
     return std::make_shared<processor::AttributesProcessor>(

@@ -1842,3 +1842,89 @@ service:
 
 }  // namespace
 }  // namespace tern::config
+
+namespace tern::config {
+namespace {
+
+// resourcedetection: the Collector's env and system detectors, override, the system
+// detector's hostname_sources and resource_attributes.
+TEST(Loader, ResourceDetectionProcessor) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+processors:
+  resourcedetection:
+    detectors: [env, system]
+    timeout: 2s
+    override: false
+    system:
+      hostname_sources: [os]
+      resource_attributes:
+        host.id: {enabled: true}
+        os.type: {enabled: false}
+  resourcedetection/defaults:
+    detectors: [system]
+exporters:
+  debug:
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [resourcedetection, resourcedetection/defaults], exporters: [debug]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& d = settings<ResourceDetectionProcessorConfig>(r.config.processors, "resourcedetection");
+  EXPECT_EQ(d.detectors, (std::vector<std::string>{"env", "system"}));
+  EXPECT_FALSE(d.override_existing);
+  EXPECT_EQ(d.hostname_sources, std::vector<std::string>{"os"});
+  EXPECT_EQ(d.system_attributes, (std::vector<std::string>{"host.name", "host.id"}));
+  const auto& def =
+      settings<ResourceDetectionProcessorConfig>(r.config.processors, "resourcedetection/defaults");
+  EXPECT_TRUE(def.override_existing);
+  EXPECT_EQ(def.hostname_sources, (std::vector<std::string>{"dns", "os"}));
+  EXPECT_EQ(def.system_attributes, (std::vector<std::string>{"host.name", "os.type"}));
+}
+
+TEST(Problems, ResourceDetectionProcessor) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+processors:
+  resourcedetection/a:
+    detectors: [env, ec2, sytem]
+  resourcedetection/b:
+    detectors: [system]
+    system:
+      hostname_sources: [cname]
+      resource_attributes:
+        host.ip: {enabled: true}
+        host.name: {enabld: false}
+  resourcedetection/c:
+    override: true
+exporters:
+  debug:
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [resourcedetection/a, resourcedetection/b, resourcedetection/c], exporters: [debug]}
+)");
+  EXPECT_THAT(
+      errors(r),
+      ElementsAre(
+          "t.yaml:5:16: error: processors.resourcedetection/a.detectors: detector \"ec2\" is not in Tern, "
+          "which "
+          "has env and system only (set such attributes with a resource processor)",
+          "t.yaml:5:16: error: processors.resourcedetection/a.detectors: unknown detector \"sytem\" (Tern "
+          "has: env, system) (did you mean \"system\"?)",
+          "t.yaml:9:25: error: processors.resourcedetection/b.system.hostname_sources: hostname source "
+          "\"cname\" is not one Tern has (it has: dns, os)",
+          "t.yaml:11:9: error: processors.resourcedetection/b.system.resource_attributes: the system "
+          "detector "
+          "in Tern has no attribute \"host.ip\" (it has: host.name, host.id, host.arch, os.type, "
+          "os.description)",
+          "t.yaml:12:21: error: unknown key \"enabld\" in "
+          "processors.resourcedetection/b.system.resource_attributes.host.name (did you mean \"enabled\"?)",
+          "t.yaml:13:3: error: processors.resourcedetection/c: detectors must list at least one detector "
+          "(env, "
+          "system)"));
+}
+
+}  // namespace
+}  // namespace tern::config

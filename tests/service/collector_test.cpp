@@ -651,6 +651,35 @@ service:
   fs::remove_all(dir);
 }
 
+// resourcedetection: the env and system detectors' attributes on every document's resource;
+// with override: false a resource's own value stays.
+TEST_F(CollectorTest, ResourceDetectionAddsHostAndEnvironmentAttributes) {
+  ::setenv("OTEL_RESOURCE_ATTRIBUTES", "service.namespace=shop,service.name=from-env", 1);
+  start_sink();
+  std::string yaml = config_yaml(sink_port_, "", "[resourcedetection, batch]");
+  yaml.replace(yaml.find("processors:\n") + 12, 0,
+               "  resourcedetection:\n    detectors: [env, system]\n    override: false\n"
+               "    system: {hostname_sources: [os]}\n");
+  start_collector(yaml);
+  ::unsetenv("OTEL_RESOURCE_ATTRIBUTES");  // read once, at start-up
+  ASSERT_EQ(post("/v1/logs", logs_json(3, 0), "application/json").status, 200);
+  wait_for_logs(3, std::chrono::steady_clock::now() + std::chrono::seconds(20));
+  collector_->shutdown(std::chrono::seconds(5));
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  const auto lines = dump_lines();
+  ASSERT_EQ(lines.size(), 3u);
+  simdjson::dom::parser parser;
+  for (const auto& line : lines) {
+    simdjson::dom::element doc = parser.parse(line);  // the sink's dump: {"_index", "_id", "_source"}
+    simdjson::dom::object attrs = doc["_source"]["resource"]["attributes"].get_object();
+    EXPECT_EQ(std::string_view(attrs["host.name"].get_string()), host) << line;
+    EXPECT_EQ(std::string_view(attrs["os.type"].get_string()), "linux") << line;
+    EXPECT_EQ(std::string_view(attrs["service.namespace"].get_string()), "shop") << line;
+    EXPECT_EQ(std::string_view(attrs["service.name"].get_string()), "svc") << line;  // its own, kept
+  }
+}
+
 TEST_F(CollectorTest, AFullDiskQueueAnswers503WithRetryAfter) {
   const auto dir = fs::temp_directory_path() / ("tern-collector-full-" + std::to_string(::getpid()));
   fs::remove_all(dir);
