@@ -179,6 +179,15 @@ struct ResourceDetectionProcessorConfig {
   std::vector<std::string> system_attributes;  // system: the enabled ones
 };
 
+// `filter`: drops the items any of its OTTL conditions match (the Collector's filter
+// processor; the conditions are checked by the loader, see ottl/condition.h).
+struct FilterProcessorConfig {
+  // What an error evaluating a condition does. Tern's conditions have no run-time errors
+  // (a comparison of values of different types is false), so this is accepted and kept.
+  enum class ErrorMode { kPropagate, kIgnore, kSilent } error_mode = ErrorMode::kPropagate;
+  std::vector<std::string> log_record, span, spanevent, metric, datapoint;
+};
+
 // `tls` of an exporter: the clients' own settings, plus `insecure` (plaintext), which only
 // means something for OTLP/gRPC, whose endpoint has no scheme; URLs say it with http:// or
 // https://.
@@ -286,7 +295,7 @@ struct Component {
 };
 using Receiver = Component<OtlpReceiverConfig, FilelogReceiverConfig>;
 using Processor = Component<BatchProcessorConfig, MemoryLimiterProcessorConfig, AttributesProcessorConfig,
-                            ResourceDetectionProcessorConfig>;
+                            ResourceDetectionProcessorConfig, FilterProcessorConfig>;
 using Exporter = Component<ElasticsearchExporterConfig, OtlpExporterConfig, DebugExporterConfig>;
 // `file_storage` (the Collector's storage extension): a directory a component keeps its
 // state in. A filelog receiver whose `storage` names one keeps its checkpoint there.

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "ottl/condition.h"
 #include "receiver/filelog/timestamp_layout.h"
 
 namespace tern::config {
@@ -883,6 +884,65 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ResourceDetectionProce
   }
 }
 
+// `filter`: OTTL conditions per context, each parsed here so that a mistake is a config
+// error at its line, not a surprise at run time.
+void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, FilterProcessorConfig& c) {
+  using E = FilterProcessorConfig::ErrorMode;
+  r.choice("error_mode", c.error_mode,
+           {{"propagate", E::kPropagate}, {"ignore", E::kIgnore}, {"silent", E::kSilent}});
+  bool any = false;
+  const auto conditions = [&](MapReader& m, std::string_view key, ottl::Context context,
+                              std::vector<std::string>& out) {
+    const YAML::Node n = m.get(key);
+    if (!n.IsDefined() || n.IsNull()) return;
+    if (!n.IsSequence())
+      return ctx.error(n.Mark(), fmt::format("{}: expected a list of conditions", m.sub_path(key)));
+    for (const auto& item : n) {
+      const auto text = ctx.scalar(item, m.sub_path(key));
+      if (!text) continue;
+      std::string error;
+      if (!ottl::Condition::parse(*text, context, error))
+        ctx.error(item.Mark(), fmt::format("{}: \"{}\": {}", m.sub_path(key), *text, error));
+      out.push_back(*text);
+      any = true;
+    }
+  };
+  // The Collector's older form (include/exclude with match_type) is refused by name.
+  bool legacy = false;
+  const auto sections = [&](const char* signal, auto&& read) {
+    MapReader m(ctx, r.get(signal), r.sub_path(signal));
+    for (const char* key : {"include", "exclude"}) {
+      if (!m.has(key)) continue;
+      legacy = true;
+      m.get(key);
+      ctx.error(m.mark(key),
+                fmt::format("{}.{}: the filter processor's include/exclude form is not in Tern; write "
+                            "OTTL conditions (logs.log_record, traces.span, metrics.metric, ...)",
+                            m.path(), key));
+    }
+    if (legacy) {
+      m.entries();  // the rest of the old form is not reported key by key
+      return;
+    }
+    read(m);
+  };
+  sections("logs", [&](MapReader& m) { conditions(m, "log_record", ottl::Context::kLog, c.log_record); });
+  sections("traces", [&](MapReader& m) {
+    conditions(m, "span", ottl::Context::kSpan, c.span);
+    conditions(m, "spanevent", ottl::Context::kSpanEvent, c.spanevent);
+  });
+  sections("spans", [&](MapReader& m) { m.entries(); });  // only the old form has `spans`
+  sections("metrics", [&](MapReader& m) {
+    conditions(m, "metric", ottl::Context::kMetric, c.metric);
+    conditions(m, "datapoint", ottl::Context::kDataPoint, c.datapoint);
+  });
+  if (!any && !legacy)
+    ctx.error(
+        at, fmt::format("{}: no conditions (logs.log_record, traces.span, traces.spanevent, metrics.metric, "
+                        "metrics.datapoint)",
+                        r.path()));
+}
+
 // The `attributes` and `resource` processors (resource_processor_type). The Collector's
 // resource processor lists its actions under `attributes`; Tern also takes `actions` there
 // (its first spelling), not both.
@@ -1375,7 +1435,8 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
        type<Processor, MemoryLimiterProcessorConfig>("memory_limiter", kAllSignals),
        type<Processor, AttributesProcessorConfig>("attributes", kAllSignals),
        resource_processor_type(kAllSignals),
-       type<Processor, ResourceDetectionProcessorConfig>("resourcedetection", kAllSignals)},
+       type<Processor, ResourceDetectionProcessorConfig>("resourcedetection", kAllSignals),
+       type<Processor, FilterProcessorConfig>("filter", kAllSignals)},
       cfg.processors);
   auto exporters = decode_section<Exporter>(
       ctx, top, "exporters", "exporter",

@@ -14,6 +14,7 @@
 #include "pipeline/otlp_stage.h"
 #include "pipeline/pipeline.h"
 #include "processor/attributes_processor.h"
+#include "processor/filter_processor.h"
 #include "processor/memory_limiter.h"
 #include "processor/resource_detection.h"
 #include "receiver/filelog/filelog_receiver.h"
@@ -65,6 +66,7 @@ struct Collector::Impl {
   std::map<std::string, std::unique_ptr<receiver::otlp::OtlpReceiver>> receivers;
   std::map<std::string, std::unique_ptr<receiver::filelog::FilelogReceiver>> file_receivers;
   std::vector<std::shared_ptr<processor::MemoryLimiter>> limiters;
+  std::map<std::string, std::shared_ptr<processor::FilterProcessor>> filters;
   // resourcedetection: what each processor id detected (once, whatever pipelines use it).
   std::map<std::string, std::optional<config::AttributesProcessorConfig>> detected_resources;
   std::unique_ptr<net::HttpServer> health_server, metrics_server;
@@ -121,6 +123,11 @@ struct Collector::Impl {
       auto l = std::make_shared<processor::MemoryLimiter>(*m);
       limiters.push_back(l);
       return l;
+    }
+    if (const auto* f = std::get_if<config::FilterProcessorConfig>(&c->settings)) {
+      auto& shared = filters[id];  // one per id: its counters cover every pipeline it is in
+      if (!shared) shared = std::make_shared<processor::FilterProcessor>(*f);
+      return shared;
     }
     if (const auto* d = std::get_if<config::ResourceDetectionProcessorConfig>(&c->settings)) {
       // Detected once, here; every batch's resources then get the same attributes.
@@ -212,6 +219,12 @@ struct Collector::Impl {
       add("tern_filelog_checkpoint_errors_total", s.checkpoint_errors, "Failed checkpoint writes");
     }
     for (const auto& [id, e] : exporters) e->collect_metrics(samples);
+    for (const auto& [id, f] : filters)
+      for (const auto s : {pdata::Signal::Logs, pdata::Signal::Traces, pdata::Signal::Metrics})
+        samples.push_back({"tern_processor_filter_dropped_items_total",
+                           fmt::format("processor=\"{}\",signal=\"{}\"", id, pdata::to_string(s)),
+                           static_cast<double>(f->dropped(s)),
+                           "Items the filter processor's conditions dropped", true});
     for (std::size_t i = 0; i < limiters.size(); ++i)
       samples.push_back({"tern_memory_limiter_refused_total", "", static_cast<double>(limiters[i]->refused()),
                          "Batches refused by memory_limiter", true});

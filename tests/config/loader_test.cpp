@@ -1928,3 +1928,80 @@ service:
 
 }  // namespace
 }  // namespace tern::config
+
+namespace tern::config {
+namespace {
+
+// filter: OTTL conditions per context, checked at load time.
+TEST(Loader, FilterProcessor) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+processors:
+  filter/noise:
+    error_mode: ignore
+    logs:
+      log_record:
+        - 'severity_number < SEVERITY_NUMBER_INFO'
+        - 'IsMatch(body, "healthz")'
+    traces:
+      span: ['attributes["http.route"] == "/healthz"']
+      spanevent: ['name == "noise"']
+    metrics:
+      metric: ['IsMatch(name, "^jvm\\.")']
+      datapoint: ['attributes["route"] == "/healthz"']
+exporters:
+  debug:
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [filter/noise], exporters: [debug]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& f = settings<FilterProcessorConfig>(r.config.processors, "filter/noise");
+  EXPECT_EQ(f.error_mode, FilterProcessorConfig::ErrorMode::kIgnore);
+  EXPECT_EQ(f.log_record.size(), 2u);
+  EXPECT_EQ(f.log_record[1], R"(IsMatch(body, "healthz"))");
+  EXPECT_EQ(f.span.size(), 1u);
+  EXPECT_EQ(f.spanevent.size(), 1u);
+  EXPECT_EQ(f.metric, std::vector<std::string>{R"(IsMatch(name, "^jvm\\."))"});  // YAML '' keeps both
+  EXPECT_EQ(f.datapoint.size(), 1u);
+}
+
+TEST(Problems, FilterProcessor) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+processors:
+  filter/a:
+    logs:
+      log_record: ['body = "x"', 'name == "x"']
+  filter/b:
+    logs:
+      include:
+        match_type: strict
+        bodies: [x]
+  filter/c:
+    error_mode: loud
+exporters:
+  debug:
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [filter/a, filter/b, filter/c], exporters: [debug]}
+)");
+  EXPECT_THAT(
+      errors(r),
+      ElementsAre(
+          "t.yaml:6:20: error: processors.filter/a.logs.log_record: \"body = \"x\"\": column 6: use == to "
+          "compare",
+          "t.yaml:6:34: error: processors.filter/a.logs.log_record: \"name == \"x\"\": column 1: path "
+          "\"name\" is not one Tern has in the log_record context",
+          "t.yaml:10:9: error: processors.filter/b.logs.include: the filter processor's include/exclude form "
+          "is not in Tern; write OTTL conditions (logs.log_record, traces.span, metrics.metric, ...)",
+          "t.yaml:12:3: error: processors.filter/c: no conditions (logs.log_record, traces.span, "
+          "traces.spanevent, metrics.metric, metrics.datapoint)",
+          "t.yaml:13:17: error: processors.filter/c.error_mode: invalid value \"loud\" (expected one of: "
+          "propagate, ignore, silent)"));
+}
+
+}  // namespace
+}  // namespace tern::config

@@ -680,6 +680,33 @@ TEST_F(CollectorTest, ResourceDetectionAddsHostAndEnvironmentAttributes) {
   }
 }
 
+// filter: records its OTTL conditions match never reach the exporter; the others do, and
+// the drops are counted.
+TEST_F(CollectorTest, FilterProcessorDropsWhatItsConditionsMatch) {
+  start_sink();
+  std::string yaml = config_yaml(sink_port_, "", "[filter/noise, batch]");
+  yaml.replace(yaml.find("processors:\n") + 12, 0,
+               "  filter/noise:\n    logs:\n      log_record:\n"
+               "        - 'IsMatch(body, \"-[02468]$\")'\n");
+  start_collector(yaml);
+  ASSERT_EQ(post("/v1/logs", logs_json(10, 7), "application/json").status,
+            200);  // bodies "line 7-0".."line 7-9"
+  wait_for_logs(5, std::chrono::steady_clock::now() + std::chrono::seconds(20));
+  HttpClient metrics(collector_->metrics_port());
+  const auto m = metrics.call("GET", "/metrics").body;
+  EXPECT_NE(m.find("tern_processor_filter_dropped_items_total{processor=\"filter/noise\",signal=\"logs\"} 5"),
+            std::string::npos)
+      << m;
+  collector_->shutdown(std::chrono::seconds(5));
+  std::set<std::string> bodies;
+  for (const auto& line : dump_lines()) {
+    const auto p = line.find("\"text\":\"line ");
+    ASSERT_NE(p, std::string::npos) << line;
+    bodies.insert(line.substr(p + 13, line.find('"', p + 13) - p - 13));
+  }
+  EXPECT_EQ(bodies, (std::set<std::string>{"7-1", "7-3", "7-5", "7-7", "7-9"}));
+}
+
 TEST_F(CollectorTest, AFullDiskQueueAnswers503WithRetryAfter) {
   const auto dir = fs::temp_directory_path() / ("tern-collector-full-" + std::to_string(::getpid()));
   fs::remove_all(dir);

@@ -1,0 +1,37 @@
+#pragma once
+// `filter`: drops log records, spans, span events, metrics and data points that any of its
+// OTTL conditions match (the Collector's filter processor). A span that is dropped takes its
+// events with it; a metric whose data points are all dropped is dropped; resources and
+// scopes left empty are removed.
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "config/config.h"
+#include "ottl/condition.h"
+#include "pdata/signal.h"
+#include "processor/processor.h"
+
+namespace tern::processor {
+
+class FilterProcessor final : public Processor {
+ public:
+  // Throws std::invalid_argument for a condition that does not parse (the loader reports
+  // those first, with their position).
+  explicit FilterProcessor(const config::FilterProcessorConfig& c);
+
+  pipeline::ConsumeResult process(pdata::LogsData& batch) override;
+  pipeline::ConsumeResult process(pdata::TracesData& batch) override;
+  pipeline::ConsumeResult process(pdata::MetricsData& batch) override;
+  bool mutates() const override { return true; }
+
+  // Items dropped so far, by signal (log records; spans and span events; metrics' data points).
+  std::uint64_t dropped(pdata::Signal s) const { return dropped_[static_cast<std::size_t>(s)].load(); }
+
+ private:
+  std::vector<ottl::Condition> log_record_, span_, spanevent_, metric_, datapoint_;
+  std::array<std::atomic<std::uint64_t>, 3> dropped_{};
+};
+
+}  // namespace tern::processor
