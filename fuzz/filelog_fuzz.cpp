@@ -7,8 +7,8 @@
 //    positions that format_checkpoint writes back to a text that parses to the same;
 //  - the operators' timestamp layouts (an arbitrary layout compiled, then an arbitrary text
 //    parsed with it and with the epoch layouts) and an operator chain (regex, json, time,
-//    severity, key=value, container, trace, move, retain) on an arbitrary line: never a crash, times never
-//    negative, captures are pieces of the line.
+//    severity, key=value, csv, container, trace, move, retain) on an arbitrary line: never a crash, times
+//    never negative, captures are pieces of the line.
 // Byte 0 picks the reader and options; byte 1 the line size limit; byte 2 the chunking.
 #include <algorithm>
 #include <cstddef>
@@ -169,7 +169,15 @@ void check_operators(std::string_view input) {
     Op trace;
     trace.type = Op::Type::kTraceParser;
     trace.on_error = Op::OnError::kSendQuiet;
-    return new fl::Operators({container, re, json, epoch, kv, kv2, trace, move, retain});
+    Op csv;
+    csv.type = Op::Type::kCsvParser;
+    csv.delimiter = ",";
+    csv.csv_header = {"c1", "c2", "c3"};
+    csv.on_error = Op::OnError::kSendQuiet;
+    Op lazy = csv;
+    lazy.lazy_quotes = true;
+    lazy.delimiter = ";";
+    return new fl::Operators({container, csv, lazy, re, json, epoch, kv, kv2, trace, move, retain});
   }();
   static fl::Operators* regex_only = [] {
     Op re;

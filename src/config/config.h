@@ -60,7 +60,8 @@ struct FilelogOperatorConfig {
     kAdd,
     kRetain,
     kContainer,
-    kTraceParser
+    kTraceParser,
+    kCsvParser
   };
   enum class OnError { kSend, kSendQuiet, kDrop, kDropQuiet };
   struct Timestamp {
@@ -99,6 +100,9 @@ struct FilelogOperatorConfig {
   std::string trace_id_from = "attributes.trace_id", span_id_from = "attributes.span_id",
               trace_flags_from = "attributes.trace_flags";
   std::string value;                   // add
+  // csv_parser: the column names (from `header`), and how quotes are read.
+  std::vector<std::string> csv_header;
+  bool lazy_quotes = false, ignore_quotes = false;
 };
 
 struct FilelogReceiverConfig {

@@ -587,7 +587,8 @@ void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, Fil
                                                                 {"add", T::kAdd},
                                                                 {"retain", T::kRetain},
                                                                 {"container", T::kContainer},
-                                                                {"trace_parser", T::kTraceParser}};
+                                                                {"trace_parser", T::kTraceParser},
+                                                                {"csv_parser", T::kCsvParser}};
   std::vector<std::string> names;
   for (const auto& [name, t] : kTypes) names.push_back(name);
   std::string type;
@@ -607,8 +608,8 @@ void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, Fil
                                                "record)",
                                                r.sub_path(unsupported), unsupported));
   }
-  const bool parser =
-      op.type == T::kRegexParser || op.type == T::kJsonParser || op.type == T::kKeyValueParser;
+  const bool parser = op.type == T::kRegexParser || op.type == T::kJsonParser ||
+                      op.type == T::kKeyValueParser || op.type == T::kCsvParser;
   r.choice(
       "on_error", op.on_error,
       {{"send", E::kSend}, {"send_quiet", E::kSendQuiet}, {"drop", E::kDrop}, {"drop_quiet", E::kDropQuiet}});
@@ -702,6 +703,44 @@ void decode_operator(Ctx& ctx, const YAML::Node& n, const std::string& path, Fil
       r.boolean("add_metadata_from_filepath", op.add_metadata_from_filepath);
       r.size("max_log_size", op.max_log_size);  // bounds a line joined from CRI partial lines
       break;
+    case T::kCsvParser: {
+      // One-character delimiters, as the Collector's (Go's encoding/csv).
+      op.delimiter = ",";
+      r.str("delimiter", op.delimiter);
+      std::string header_delimiter = op.delimiter, header;
+      r.str("header_delimiter", header_delimiter);
+      for (auto [key, value] :
+           {std::pair{"delimiter", &op.delimiter}, std::pair{"header_delimiter", &header_delimiter}})
+        if (value->size() != 1 && r.has(key))  // an unset header_delimiter is the delimiter, reported once
+          ctx.error(r.mark(key), fmt::format("{}: must be one character", r.sub_path(key)));
+      r.str("header", header);
+      if (r.has("header_attribute")) {
+        r.get("header_attribute");
+        ctx.error(r.mark("header_attribute"),
+                  fmt::format("{}: a header from an attribute is not supported; set header",
+                              r.sub_path("header_attribute")));
+      } else if (!r.has("header")) {
+        ctx.error(n.Mark(), fmt::format("{}: header is required (the column names)", path));
+      }
+      if (r.has("header") && header_delimiter.size() == 1) {
+        std::size_t start = 0;
+        while (true) {
+          const std::size_t end = header.find(header_delimiter[0], start);
+          op.csv_header.push_back(header.substr(start, end == std::string::npos ? end : end - start));
+          if (end == std::string::npos) break;
+          start = end + 1;
+        }
+        if (std::any_of(op.csv_header.begin(), op.csv_header.end(),
+                        [](const std::string& h) { return h.empty(); }))
+          ctx.error(r.mark("header"), fmt::format("{}: a column name is empty", r.sub_path("header")));
+      }
+      r.boolean("lazy_quotes", op.lazy_quotes);
+      r.boolean("ignore_quotes", op.ignore_quotes);
+      if (op.lazy_quotes && op.ignore_quotes)
+        ctx.error(r.mark("ignore_quotes"),
+                  fmt::format("{}: set lazy_quotes or ignore_quotes, not both", r.path()));
+      break;
+    }
     case T::kJsonParser:
       break;
   }

@@ -1623,6 +1623,7 @@ receivers:
       - {type: retain, fields: [attributes.env, attributes.raw]}
       - {type: container, format: crio, add_metadata_from_filepath: false, max_log_size: 102400}
       - {type: trace_parser, trace_id: {parse_from: attributes.tid}, span_id: {parse_from: body}}
+      - {type: csv_parser, header: 'time|level|msg', header_delimiter: '|', delimiter: ';', lazy_quotes: true}
 exporters: {debug: }
 service:
   pipelines:
@@ -1631,7 +1632,7 @@ service:
   ASSERT_THAT(messages(r), IsEmpty());
   using Op = FilelogOperatorConfig;
   const auto& ops = settings<FilelogReceiverConfig>(r.config.receivers, "filelog").operators;
-  ASSERT_EQ(ops.size(), 12u);
+  ASSERT_EQ(ops.size(), 13u);
   EXPECT_EQ(ops[0].type, Op::Type::kRegexParser);
   EXPECT_EQ(ops[0].id, "head");
   EXPECT_EQ(ops[0].on_error, Op::OnError::kDrop);
@@ -1675,6 +1676,10 @@ service:
   EXPECT_EQ(ops[10].format, "crio");
   EXPECT_EQ(ops[10].max_log_size, 102400u);  // bounds a line joined from CRI parts
   EXPECT_FALSE(ops[10].add_metadata_from_filepath);
+  EXPECT_EQ(ops[12].type, Op::Type::kCsvParser);
+  EXPECT_EQ(ops[12].csv_header, (std::vector<std::string>{"time", "level", "msg"}));
+  EXPECT_EQ(ops[12].delimiter, ";");
+  EXPECT_TRUE(ops[12].lazy_quotes);
   EXPECT_EQ(ops[11].trace_id_from, "attributes.tid");
   EXPECT_EQ(ops[11].span_id_from, "body");
   EXPECT_EQ(ops[11].trace_flags_from, "attributes.trace_flags");  // the default
@@ -1703,6 +1708,9 @@ receivers:
       - {type: key_value_parser, delimiter: '', pair_delimiter: ','}
       - {type: retain, fields: [body]}
       - {type: container, format: podman}
+      - {type: csv_parser}
+      - {type: csv_parser, header: 'a,,b', delimiter: ';;'}
+      - {type: csv_parser, header: a, header_attribute: h, lazy_quotes: true, ignore_quotes: true}
 exporters: {debug: }
 service:
   pipelines:
@@ -1718,7 +1726,7 @@ service:
           "((?P<name>...)) to make an attribute of",
           "t.yaml:8:16: error: receivers.filelog.operators[2].type: invalid value \"grok_parser\" (expected "
           "one of: regex_parser, json_parser, key_value_parser, time_parser, severity_parser, remove, move, "
-          "copy, add, retain, container, trace_parser)",
+          "copy, add, retain, container, trace_parser, csv_parser)",
           "t.yaml:9:9: error: receivers.filelog.operators[3]: type is required",
           "t.yaml:10:33: error: receivers.filelog.operators[4].if: if is not supported (operators run in "
           "order, on every record)",
@@ -1747,7 +1755,13 @@ service:
           "attributes.<key> fields",
           "t.yaml:21:35: error: receivers.filelog.operators[13].format: invalid value \"podman\" (expected "
           "one "
-          "of: auto, docker, crio, containerd)"));
+          "of: auto, docker, crio, containerd)",
+          "t.yaml:22:9: error: receivers.filelog.operators[14]: header is required (the column names)",
+          "t.yaml:23:55: error: receivers.filelog.operators[15].delimiter: must be one character",
+          "t.yaml:24:57: error: receivers.filelog.operators[16].header_attribute: a header from an attribute "
+          "is not supported; set header",
+          "t.yaml:24:94: error: receivers.filelog.operators[16]: set lazy_quotes or ignore_quotes, not "
+          "both"));
 }
 
 TEST(Loader, FilelogMultiline) {

@@ -88,6 +88,8 @@ struct Operators::Impl {
   std::vector<Op> ops;
   simdjson::dom::parser parser;
   std::vector<re2::StringPiece> submatch;
+  std::vector<std::string_view> fields;  // csv_parser's, reused
+  std::string quoted;                    // csv_parser: a quoted field, unescaped
   std::atomic<std::uint64_t> errors{0}, dropped{0};
   // RFC 3339 with any fraction and a zone (docker and CRI times).
   TimestampLayout rfc3339_ = [] {
@@ -201,6 +203,71 @@ struct Operators::Impl {
       if (key.empty()) continue;
       set_attribute(rec, key, pdata::AnyValue::string(unquote(trim(pair.substr(at + kvd.size())))), a);
     }
+    return true;
+  }
+
+  // csv_parser: the text's fields, split as Go's encoding/csv does (RFC 4180 quotes, ""
+  // inside them; lazy_quotes lets stray quotes through, ignore_quotes does not look for
+  // them), become attributes named by the header, which must have as many columns.
+  bool csv_parse(Op& op, pdata::LogRecord& rec, const pdata::Arena& a, std::string& why) {
+    const auto from = source_text(op, rec, why);
+    if (!from) return false;
+    const std::string_view text = *from;  // in the record's arena: unquoted fields stay views
+    const char delim = op.config.delimiter[0];
+    fields.clear();
+    std::size_t i = 0;
+    while (true) {
+      if (op.config.ignore_quotes || i >= text.size() || text[i] != '"') {
+        const std::size_t end = std::min(text.find(delim, i), text.size());
+        const std::string_view f = text.substr(i, end - i);
+        if (!op.config.ignore_quotes && !op.config.lazy_quotes && f.find('"') != std::string_view::npos) {
+          why = "bare \" in a field without quotes (lazy_quotes allows it)";
+          return false;
+        }
+        fields.push_back(f);
+        if (end == text.size()) break;
+        i = end + 1;
+        continue;
+      }
+      // A quoted field: up to the quote that is not doubled; "" is one quote.
+      std::string& value = quoted;
+      value.clear();
+      std::size_t j = i + 1;
+      bool closed = false;
+      while (j < text.size()) {
+        if (text[j] != '"') {
+          value += text[j++];
+        } else if (j + 1 < text.size() && text[j + 1] == '"') {
+          value += '"';
+          j += 2;
+        } else if (j + 1 == text.size() || text[j + 1] == delim || !op.config.lazy_quotes) {
+          closed = true;
+          ++j;
+          break;
+        } else {
+          value += text[j++];  // lazy: a quote inside is kept
+        }
+      }
+      if (!closed && !op.config.lazy_quotes) {
+        why = "a quoted field is not closed";
+        return false;
+      }
+      if (j < text.size() && text[j] != delim) {
+        why = "extraneous \" in a field (lazy_quotes allows it)";
+        return false;
+      }
+      fields.push_back(a.copy(value));
+      if (j >= text.size()) break;
+      i = j + 1;
+    }
+    const auto& header = op.config.csv_header;
+    if (fields.size() != header.size()) {
+      why = "wrong number of fields: expected " + std::to_string(header.size()) + ", found " +
+            std::to_string(fields.size());
+      return false;
+    }
+    for (std::size_t k = 0; k < header.size(); ++k)
+      set_attribute(rec, header[k], pdata::AnyValue::string(fields[k]), a);
     return true;
   }
 
@@ -416,6 +483,9 @@ struct Operators::Impl {
         break;
       case Type::kKeyValueParser:
         if (!key_value_parse(op, rec, a, why)) return false;
+        break;
+      case Type::kCsvParser:
+        if (!csv_parse(op, rec, a, why)) return false;
         break;
       case Type::kTimeParser:
       case Type::kSeverityParser:

@@ -1,7 +1,7 @@
 #pragma once
 // The file receiver's `operators`: the Collector's stanza operators that Tern runs
 // (regex_parser, json_parser, key_value_parser, time_parser, severity_parser, remove, move,
-// copy, add, retain, container, trace_parser), compiled once per receiver and run in order
+// copy, add, retain, container, trace_parser, csv_parser), compiled once per receiver and run in order
 // on each record, in the reading thread.
 #include <cstdint>
 #include <memory>

@@ -294,6 +294,44 @@ TEST_F(OperatorsTest, ContainerLogLinesAndPodMetadata) {
   EXPECT_TRUE(none.empty());
 }
 
+// csv_parser: fields by the header, RFC 4180 quotes ("" is a quote, delimiters inside
+// quotes), one-character delimiters; wrong counts and stray quotes are errors unless
+// lazy_quotes / ignore_quotes say otherwise.
+TEST_F(OperatorsTest, CsvParserSplitsByTheHeader) {
+  Op c;
+  c.type = Type::kCsvParser;
+  c.delimiter = ",";
+  c.csv_header = {"time", "level", "msg", "empty"};
+  Operators ops({c});
+  ASSERT_TRUE(ops.apply(record(R"(2024-01-01,INFO,"said ""hi"", left",)"), arena_));
+  EXPECT_EQ(attr_text("time"), "2024-01-01");
+  EXPECT_EQ(attr_text("level"), "INFO");
+  EXPECT_EQ(attr_text("msg"), R"(said "hi", left)");
+  EXPECT_EQ(attr_text("empty"), "");
+  EXPECT_EQ(ops.errors(), 0u);
+  for (const char* bad : {"a,b,c", "a,b,c,d,e", R"(a,b"x,c,d)", R"(a,"b"x,c,d)", R"(a,"b,c,d)"}) {
+    EXPECT_TRUE(ops.apply(record(bad), arena_)) << bad;  // on_error: send
+  }
+  EXPECT_EQ(ops.errors(), 5u);
+
+  Op lazy = c;
+  lazy.lazy_quotes = true;
+  Operators lazy_ops({lazy});
+  ASSERT_TRUE(lazy_ops.apply(record(R"(a,b"x,"c"d",e)"), arena_));
+  EXPECT_EQ(attr_text("level"), R"(b"x)");
+  EXPECT_EQ(attr_text("msg"), R"(c"d)");
+  EXPECT_EQ(lazy_ops.errors(), 0u);
+
+  Op tabs = c;
+  tabs.delimiter = "\t";
+  tabs.ignore_quotes = true;
+  Operators tab_ops({tabs});
+  ASSERT_TRUE(tab_ops.apply(record("t\t\"q\t\"x\t"), arena_));
+  EXPECT_EQ(attr_text("level"), "\"q");
+  EXPECT_EQ(attr_text("msg"), "\"x");
+  EXPECT_EQ(tab_ops.errors(), 0u);
+}
+
 // trace_parser: the ids the Elasticsearch documents correlate logs and traces by.
 TEST_F(OperatorsTest, TraceParserSetsIdsAndFlags) {
   Op kv;
