@@ -1,14 +1,18 @@
-// OTTL conditions as the filter processor meets them (config text, so from the user, but
-// written by hand and easy to get wrong): byte 0 picks the context, the rest is the
-// condition. Parsing either succeeds or gives an error message that names a column within
-// the text; a condition that parses evaluates on a fixed item of its context (attributes of
-// every kind, nested maps, an empty body) without a crash, twice with the same answer.
+// OTTL as the filter and transform processors meet it (config text, so from the user, but
+// written by hand and easy to get wrong): byte 0 picks the context (low bits) and whether the
+// rest is a condition or a statement (0x80). Parsing either succeeds or gives an error message
+// that names a column within the text. A condition that parses evaluates on a fixed item of
+// its context (attributes of every kind, nested maps, a map body) without a crash, twice with
+// the same answer; a statement that parses runs twice on a fresh item, and the item's
+// conditions still evaluate afterwards.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "ottl/condition.h"
+#include "ottl/statement.h"
 #include "require.h"
 
 namespace {
@@ -54,18 +58,24 @@ struct Fixture {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
-  static Fixture f;
-  const auto ctx = static_cast<tern::ottl::Context>(data[0] % 5);
+  const auto ctx = static_cast<tern::ottl::Context>((data[0] & 0x7f) % 7);
+  const bool statement = data[0] & 0x80;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   std::string error;
-  const auto c = tern::ottl::Condition::parse(text, ctx, error);
-  if (!c) {
+  std::optional<tern::ottl::Condition> c;
+  std::optional<tern::ottl::Statement> s;
+  if (statement)
+    s = tern::ottl::Statement::parse(text, ctx, error);
+  else
+    c = tern::ottl::Condition::parse(text, ctx, error);
+  if (!c && !s) {
     require(error.rfind("column ", 0) == 0, "a parse error names its column");
     const std::size_t column = std::stoul(error.substr(7));
     require(column >= 1 && column <= text.size() + 1, "the column is within the text");
     return 0;
   }
-  tern::ottl::Item it;
+  Fixture f;  // fresh: statements change it
+  tern::ottl::MutableItem it;
   it.resource = &f.resource;
   it.scope = &f.scope;
   switch (ctx) {
@@ -84,7 +94,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case tern::ottl::Context::kMetric:
       it.metric = &f.metric;
       break;
+    case tern::ottl::Context::kScope:
+      break;
+    case tern::ottl::Context::kResource:
+      it.scope = nullptr;
+      break;
   }
-  require(c->matches(it) == c->matches(it), "evaluation is deterministic");
+  if (c) {
+    require(c->matches(it.view()) == c->matches(it.view()), "evaluation is deterministic");
+    return 0;
+  }
+  s->execute(it, f.arena);
+  s->execute(it, f.arena);
+  static const auto probe = tern::ottl::Condition::parse(R"(attributes["s"] != nil or true)", ctx, error);
+  if (probe) (void)probe->matches(it.view());
   return 0;
 }

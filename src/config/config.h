@@ -192,6 +192,18 @@ struct FilterProcessorConfig {
   std::vector<std::string> log_record, span, spanevent, metric, datapoint;
 };
 
+// `transform`: OTTL statements that change items in place (the Collector's transform
+// processor; checked by the loader, see ottl/statement.h). Groups run in order.
+struct TransformProcessorConfig {
+  enum class ErrorMode { kPropagate, kIgnore, kSilent } error_mode = ErrorMode::kPropagate;  // accepted
+  struct Group {
+    std::string context;                  // log, span, spanevent, metric, datapoint, resource, scope
+    std::vector<std::string> conditions;  // the group runs on items any of them matches (all if none)
+    std::vector<std::string> statements;
+  };
+  std::vector<Group> log_statements, trace_statements, metric_statements;
+};
+
 // `tls` of an exporter: the clients' own settings, plus `insecure` (plaintext), which only
 // means something for OTLP/gRPC, whose endpoint has no scheme; URLs say it with http:// or
 // https://.
@@ -298,8 +310,9 @@ struct Component {
   std::variant<Ts...> settings;
 };
 using Receiver = Component<OtlpReceiverConfig, FilelogReceiverConfig>;
-using Processor = Component<BatchProcessorConfig, MemoryLimiterProcessorConfig, AttributesProcessorConfig,
-                            ResourceDetectionProcessorConfig, FilterProcessorConfig>;
+using Processor =
+    Component<BatchProcessorConfig, MemoryLimiterProcessorConfig, AttributesProcessorConfig,
+              ResourceDetectionProcessorConfig, FilterProcessorConfig, TransformProcessorConfig>;
 using Exporter = Component<ElasticsearchExporterConfig, OtlpExporterConfig, DebugExporterConfig>;
 // `file_storage` (the Collector's storage extension): a directory a component keeps its
 // state in. A filelog receiver whose `storage` names one keeps its checkpoint there.

@@ -20,8 +20,9 @@
 
 namespace tern::ottl {
 
-// The OTTL contexts the filter processor names (`logs.log_record`, `traces.span`, ...).
-enum class Context { kLog, kSpan, kSpanEvent, kMetric, kDataPoint };
+// The OTTL contexts: the filter processor's (`logs.log_record`, `traces.span`, ...), and
+// the transform processor's `resource` and `scope`, whose items are a resource or a scope.
+enum class Context { kLog, kSpan, kSpanEvent, kMetric, kDataPoint, kResource, kScope };
 const char* to_string(Context c);
 
 // What a condition is evaluated on; the pointers the context has are set, the rest null.

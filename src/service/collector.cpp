@@ -17,6 +17,7 @@
 #include "processor/filter_processor.h"
 #include "processor/memory_limiter.h"
 #include "processor/resource_detection.h"
+#include "processor/transform_processor.h"
 #include "receiver/filelog/filelog_receiver.h"
 #include "receiver/otlp/otlp_receiver.h"
 
@@ -129,6 +130,8 @@ struct Collector::Impl {
       if (!shared) shared = std::make_shared<processor::FilterProcessor>(*f);
       return shared;
     }
+    if (const auto* t = std::get_if<config::TransformProcessorConfig>(&c->settings))
+      return std::make_shared<processor::TransformProcessor>(*t);
     if (const auto* d = std::get_if<config::ResourceDetectionProcessorConfig>(&c->settings)) {
       // Detected once, here; every batch's resources then get the same attributes.
       auto& detected = detected_resources[id];

@@ -2019,3 +2019,85 @@ service:
 
 }  // namespace
 }  // namespace tern::config
+
+namespace tern::config {
+namespace {
+
+// transform: groups (context, conditions, statements) or flat statements, per signal.
+TEST(Loader, TransformProcessor) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+processors:
+  transform:
+    error_mode: ignore
+    log_statements:
+      - context: resource
+        statements:
+          - set(attributes["deployment.environment"], "prod")
+      - context: log
+        conditions: ['severity_number >= SEVERITY_NUMBER_ERROR']
+        statements: ['set(attributes["alert"], true)', 'delete_key(attributes, "password")']
+      - 'replace_pattern(log.body, "token=\\w+", "token=***")'
+    trace_statements:
+      - context: span
+        statements: ['set(name, "GET /users/{id}") where IsMatch(name, "^GET /users/")']
+    metric_statements:
+      - context: datapoint
+        statements: ['delete_matching_keys(attributes, "^k8s\\.pod\\.")']
+exporters:
+  debug:
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [transform], exporters: [debug]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& t = settings<TransformProcessorConfig>(r.config.processors, "transform");
+  ASSERT_EQ(t.log_statements.size(), 3u);
+  EXPECT_EQ(t.log_statements[0].context, "resource");
+  EXPECT_EQ(t.log_statements[1].conditions.size(), 1u);
+  EXPECT_EQ(t.log_statements[1].statements.size(), 2u);
+  EXPECT_EQ(t.log_statements[2].context, "log");  // the flat form: the signal's item context
+  ASSERT_EQ(t.trace_statements.size(), 1u);
+  EXPECT_EQ(t.trace_statements[0].context, "span");
+  ASSERT_EQ(t.metric_statements.size(), 1u);
+}
+
+TEST(Problems, TransformProcessor) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+processors:
+  transform/a:
+    log_statements:
+      - context: span
+        statements: ['set(attributes["a"], "b")']
+      - context: log
+        conditions: ['body = "x"']
+        statements: ['merge_maps(attributes, attributes, "upsert")']
+      - context: log
+  transform/b:
+    error_mode: ignore
+exporters:
+  debug:
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [transform/a, transform/b], exporters: [debug]}
+)");
+  EXPECT_THAT(
+      errors(r),
+      ElementsAre(
+          "t.yaml:6:18: error: processors.transform/a.log_statements[0].context: invalid value \"span\" "
+          "(expected one of: log, resource, scope)",
+          "t.yaml:9:22: error: processors.transform/a.log_statements[1]: \"body = \"x\"\": column 6: use "
+          "== to compare",
+          "t.yaml:10:22: error: processors.transform/a.log_statements[1]: \"merge_maps(attributes, "
+          "attributes, \"upsert\")\": column 1: editor \"merge_maps\" is not one Tern has (it has: set, "
+          "delete_key, delete_matching_keys, keep_keys, replace_pattern)",
+          "t.yaml:11:9: error: processors.transform/a.log_statements[2]: statements must list what to do",
+          "t.yaml:12:3: error: processors.transform/b: no statements (log_statements, trace_statements, "
+          "metric_statements)"));
+}
+
+}  // namespace
+}  // namespace tern::config

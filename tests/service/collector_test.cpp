@@ -707,6 +707,40 @@ TEST_F(CollectorTest, FilterProcessorDropsWhatItsConditionsMatch) {
   EXPECT_EQ(bodies, (std::set<std::string>{"7-1", "7-3", "7-5", "7-7", "7-9"}));
 }
 
+// transform: statements change the documents Elasticsearch gets (an attribute set where a
+// condition holds, a key deleted, the body rewritten, a resource attribute).
+TEST_F(CollectorTest, TransformProcessorChangesTheDocuments) {
+  start_sink();
+  std::string yaml = config_yaml(sink_port_, "", "[transform, batch]");
+  yaml.replace(yaml.find("processors:\n") + 12, 0,
+               "  transform:\n    log_statements:\n"
+               "      - context: resource\n        statements: ['set(attributes[\"team\"], \"payments\")']\n"
+               "      - 'set(attributes[\"even\"], true) where IsMatch(body, \"[02468]$\")'\n"
+               "      - 'replace_pattern(body, \"^line \", \"entry \")'\n");
+  start_collector(yaml);
+  ASSERT_EQ(post("/v1/logs", logs_json(4, 3), "application/json").status, 200);
+  wait_for_logs(4, std::chrono::steady_clock::now() + std::chrono::seconds(20));
+  collector_->shutdown(std::chrono::seconds(5));
+  const auto lines = dump_lines();
+  ASSERT_EQ(lines.size(), 4u);
+  simdjson::dom::parser parser;
+  int even = 0;
+  for (const auto& line : lines) {
+    simdjson::dom::element doc = parser.parse(line);
+    const simdjson::dom::element src = doc["_source"];
+    const std::string_view body = src["body"]["text"].get_string();
+    EXPECT_TRUE(body.starts_with("entry 3-")) << line;
+    EXPECT_EQ(std::string_view(src["resource"]["attributes"]["team"].get_string()), "payments") << line;
+    bool flag = false;
+    if (src["attributes"]["even"].get(flag) == simdjson::SUCCESS) {
+      EXPECT_TRUE(flag);
+      EXPECT_TRUE(body.ends_with("0") || body.ends_with("2")) << line;
+      ++even;
+    }
+  }
+  EXPECT_EQ(even, 2);
+}
+
 TEST_F(CollectorTest, AFullDiskQueueAnswers503WithRetryAfter) {
   const auto dir = fs::temp_directory_path() / ("tern-collector-full-" + std::to_string(::getpid()));
   fs::remove_all(dir);

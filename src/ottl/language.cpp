@@ -1,4 +1,5 @@
 #include "ottl/condition.h"
+#include "ottl/statement.h"
 
 #include <re2/re2.h>
 
@@ -22,6 +23,10 @@ const char* to_string(Context c) {
       return "metric";
     case Context::kDataPoint:
       return "datapoint";
+    case Context::kResource:
+      return "resource";
+    case Context::kScope:
+      return "scope";
   }
   return "?";
 }
@@ -221,6 +226,16 @@ struct Condition::Node {
   Field field = Field::kAttributes;
   std::vector<std::string> keys;  // attributes["k"]["nested"]
   std::unique_ptr<re2::RE2> regex;
+};
+
+struct Statement::Impl {
+  enum class Editor { kSet, kDeleteKey, kDeleteMatchingKeys, kKeepKeys, kReplacePattern };
+  Editor editor = Editor::kSet;
+  std::unique_ptr<Condition::Node> target, value, where;
+  std::string key;                  // delete_key
+  std::vector<std::string> keep;    // keep_keys
+  std::unique_ptr<re2::RE2> regex;  // delete_matching_keys, replace_pattern
+  std::string replacement;          // replace_pattern, in RE2's \1 form
 };
 
 namespace {
@@ -445,6 +460,9 @@ class Parser {
     if (peek().type != Tok::kEnd) return fail(peek().at, "unexpected \"" + peek().text + "\"");
     return n;
   }
+
+  // `editor(arguments) [where condition]` into `out`; false with the error set.
+  bool parse_statement(Statement::Impl& out);
 
  private:
   std::unique_ptr<Node> fail(std::size_t at, const std::string& what) {
@@ -726,11 +744,15 @@ class Parser {
     std::string joined;
     for (const auto& s : segs) joined += (joined.empty() ? "" : ".") + s;
     // The context's own name may lead the path (log.body, span.name, ...).
-    static constexpr std::pair<Context, std::string_view> kPrefixes[] = {{Context::kLog, "log."},
-                                                                         {Context::kSpan, "span."},
-                                                                         {Context::kSpanEvent, "spanevent."},
-                                                                         {Context::kMetric, "metric."},
-                                                                         {Context::kDataPoint, "datapoint."}};
+    static constexpr std::pair<Context, std::string_view> kPrefixes[] = {
+        {Context::kLog, "log."},
+        {Context::kSpan, "span."},
+        {Context::kSpanEvent, "spanevent."},
+        {Context::kMetric, "metric."},
+        {Context::kDataPoint, "datapoint."},
+        {Context::kResource, "resource."},
+        {Context::kScope, "instrumentation_scope."},
+        {Context::kScope, "scope."}};
     for (const auto& [c, prefix] : kPrefixes)
       if (c == ctx_ && joined.starts_with(prefix)) joined.erase(0, prefix.size());
     if (!resolve(joined, *n)) {
@@ -754,13 +776,19 @@ class Parser {
     constexpr unsigned kEvent = 1u << static_cast<unsigned>(Context::kSpanEvent);
     constexpr unsigned kMetric = 1u << static_cast<unsigned>(Context::kMetric);
     constexpr unsigned kPoint = 1u << static_cast<unsigned>(Context::kDataPoint);
-    constexpr unsigned kAll = kLog | kSpan | kEvent | kMetric | kPoint;
+    constexpr unsigned kResourceCtx = 1u << static_cast<unsigned>(Context::kResource);
+    constexpr unsigned kScopeCtx = 1u << static_cast<unsigned>(Context::kScope);
+    constexpr unsigned kItems = kLog | kSpan | kEvent | kMetric | kPoint;
     static constexpr Entry kPaths[] = {
         {"attributes", Field::kAttributes, kLog | kSpan | kEvent | kPoint},
-        {"resource.attributes", Field::kResourceAttributes, kAll},
-        {"instrumentation_scope.attributes", Field::kScopeAttributes, kAll},
-        {"instrumentation_scope.name", Field::kScopeName, kAll},
-        {"instrumentation_scope.version", Field::kScopeVersion, kAll},
+        {"attributes", Field::kResourceAttributes, kResourceCtx},  // the resource's own
+        {"attributes", Field::kScopeAttributes, kScopeCtx},
+        {"name", Field::kScopeName, kScopeCtx},
+        {"version", Field::kScopeVersion, kScopeCtx},
+        {"resource.attributes", Field::kResourceAttributes, kItems | kScopeCtx},
+        {"instrumentation_scope.attributes", Field::kScopeAttributes, kItems},
+        {"instrumentation_scope.name", Field::kScopeName, kItems},
+        {"instrumentation_scope.version", Field::kScopeVersion, kItems},
         {"body", Field::kLogBody, kLog},
         {"severity_number", Field::kLogSeverityNumber, kLog},
         {"severity_text", Field::kLogSeverityText, kLog},
@@ -807,6 +835,329 @@ class Parser {
   std::size_t pos_ = 0;
 };
 
+using Editor = Statement::Impl::Editor;
+
+bool is_map(const Node& n) {
+  return n.keys.empty() && (n.field == Field::kAttributes || n.field == Field::kResourceAttributes ||
+                            n.field == Field::kScopeAttributes);
+}
+
+// A path set() and replace_pattern() may write: one attribute, or a field of the item.
+bool settable(const Node& n) {
+  switch (n.field) {
+    case Field::kAttributes:
+    case Field::kResourceAttributes:
+    case Field::kScopeAttributes:
+      return n.keys.size() == 1;
+    case Field::kLogBody:
+    case Field::kLogSeverityText:
+    case Field::kLogSeverityNumber:
+    case Field::kSpanName:
+    case Field::kSpanStatusMessage:
+    case Field::kEventName:
+    case Field::kMetricName:
+    case Field::kMetricDescription:
+    case Field::kMetricUnit:
+      return n.keys.empty();
+    default:
+      return false;
+  }
+}
+
+// Go's regexp expansion ($1, ${1}, $$) as RE2's rewrite string (\1, \$ is not needed).
+std::optional<std::string> rewrite_string(std::string_view go, std::string& why) {
+  std::string out;
+  for (std::size_t i = 0; i < go.size(); ++i) {
+    const char c = go[i];
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c != '$') {
+      out += c;
+    } else if (i + 1 < go.size() && go[i + 1] == '$') {
+      out += '$';
+      ++i;
+    } else if (i + 1 < go.size() && std::isdigit(static_cast<unsigned char>(go[i + 1]))) {
+      out += '\\';
+      out += go[++i];
+    } else if (i + 3 < go.size() && go[i + 1] == '{' && std::isdigit(static_cast<unsigned char>(go[i + 2])) &&
+               go[i + 3] == '}') {
+      out += '\\';
+      out += go[i + 2];
+      i += 3;
+    } else {
+      why = "replace_pattern: only $1..$9 (or ${1}) refer to groups, and $$ is a $";
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+bool Parser::parse_statement(Statement::Impl& out) {
+  if (!tokenize()) return false;
+  const Token name = peek();
+  if (name.type != Tok::kIdent || peek(1).type != Tok::kLParen) {
+    fail(name.at, "expected an editor, such as set(attributes[\"k\"], \"v\")");
+    return false;
+  }
+  static constexpr std::pair<std::string_view, Editor> kEditors[] = {
+      {"set", Editor::kSet},
+      {"delete_key", Editor::kDeleteKey},
+      {"delete_matching_keys", Editor::kDeleteMatchingKeys},
+      {"keep_keys", Editor::kKeepKeys},
+      {"replace_pattern", Editor::kReplacePattern},
+  };
+  const auto* found = std::find_if(std::begin(kEditors), std::end(kEditors),
+                                   [&](const auto& e) { return e.first == name.text; });
+  if (found == std::end(kEditors)) {
+    fail(name.at, "editor \"" + name.text +
+                      "\" is not one Tern has (it has: set, delete_key, delete_matching_keys, keep_keys, "
+                      "replace_pattern)");
+    return false;
+  }
+  out.editor = found->second;
+  next();
+  next();  // (
+  const std::size_t at = peek().at;
+  if (peek().type != Tok::kIdent || peek(1).type == Tok::kLParen ||
+      std::isupper(static_cast<unsigned char>(peek().text[0]))) {
+    fail(at, name.text + "'s first argument is the path it changes");
+    return false;
+  }
+  out.target = path();
+  if (!out.target) return false;
+  const auto comma = [&]() {
+    if (peek().type == Tok::kComma) {
+      next();
+      return true;
+    }
+    fail(peek().at, "expected \",\"");
+    return false;
+  };
+  const auto string_arg = [&](std::string& into, const char* what) {
+    if (peek().type != Tok::kString) {
+      fail(peek().at, name.text + " takes " + what + " as a string");
+      return false;
+    }
+    into = next().text;
+    return true;
+  };
+  switch (out.editor) {
+    case Editor::kSet:
+    case Editor::kReplacePattern:
+      if (!settable(*out.target)) {
+        fail(at,
+             "set and replace_pattern write one attribute (attributes[\"k\"]) or a field such as body, "
+             "severity_text, name");
+        return false;
+      }
+      if (!comma()) return false;
+      if (out.editor == Editor::kSet) {
+        const std::size_t vat = peek().at;
+        out.value = value();
+        if (!out.value) return false;
+        if (out.value->op != Op::kLiteral && out.value->op != Op::kPath) {
+          fail(vat, "set takes a literal or a path as its value");
+          return false;
+        }
+        break;
+      }
+      {
+        std::string pattern, replacement, why;
+        const std::size_t pat = peek().at;
+        if (!string_arg(pattern, "the pattern") || !comma()) return false;
+        out.regex = std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet);
+        if (!out.regex->ok()) {
+          fail(pat, "replace_pattern: " + out.regex->error());
+          return false;
+        }
+        const std::size_t rat = peek().at;
+        if (!string_arg(replacement, "the replacement")) return false;
+        const auto rewrite = rewrite_string(replacement, why);
+        if (!rewrite) {
+          fail(rat, why);
+          return false;
+        }
+        std::string check_error;
+        if (!out.regex->CheckRewriteString(*rewrite, &check_error)) {
+          fail(rat, "replace_pattern: " + check_error);
+          return false;
+        }
+        out.replacement = *rewrite;
+      }
+      break;
+    case Editor::kDeleteKey:
+    case Editor::kDeleteMatchingKeys:
+    case Editor::kKeepKeys:
+      if (!is_map(*out.target)) {
+        fail(at,
+             name.text + " takes a map: attributes, resource.attributes or instrumentation_scope.attributes");
+        return false;
+      }
+      if (!comma()) return false;
+      if (out.editor == Editor::kDeleteKey) {
+        if (!string_arg(out.key, "the key")) return false;
+      } else if (out.editor == Editor::kDeleteMatchingKeys) {
+        std::string pattern;
+        const std::size_t pat = peek().at;
+        if (!string_arg(pattern, "the pattern")) return false;
+        out.regex = std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet);
+        if (!out.regex->ok()) {
+          fail(pat, "delete_matching_keys: " + out.regex->error());
+          return false;
+        }
+      } else {
+        if (peek().type != Tok::kLBracket) {
+          fail(peek().at, "keep_keys takes a list of keys: [\"a\", \"b\"]");
+          return false;
+        }
+        next();
+        while (peek().type == Tok::kString) {
+          out.keep.push_back(next().text);
+          if (peek().type != Tok::kComma) break;
+          next();
+        }
+        if (peek().type != Tok::kRBracket) {
+          fail(peek().at, "expected a key or \"]\"");
+          return false;
+        }
+        next();
+      }
+      break;
+  }
+  if (peek().type != Tok::kRParen) {
+    fail(peek().at, "expected \")\"");
+    return false;
+  }
+  next();
+  if (keyword("where")) {
+    next();
+    out.where = disjunction();
+    if (!out.where) return false;
+  }
+  if (peek().type != Tok::kEnd) {
+    fail(peek().at, "unexpected \"" + peek().text + "\"");
+    return false;
+  }
+  return true;
+}
+
+// ---- execution --------------------------------------------------------------------------
+
+pdata::Attributes* map_of(Field f, const MutableItem& it) {
+  switch (f) {
+    case Field::kAttributes:
+      if (it.log) return &it.log->attributes;
+      if (it.event) return &it.event->attributes;
+      if (it.span) return &it.span->attributes;
+      return it.point_attributes;
+    case Field::kResourceAttributes:
+      return it.resource ? &it.resource->attributes : nullptr;
+    case Field::kScopeAttributes:
+      return it.scope ? &it.scope->attributes : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+pdata::AnyValue to_any(const Value& v, const pdata::Arena& a) {
+  switch (v.kind) {
+    case Kind::kString:
+      return pdata::AnyValue::string(a.copy(v.s));
+    case Kind::kBytes:
+      return pdata::AnyValue::bytes(a.copy(v.s));
+    case Kind::kBool:
+      return pdata::AnyValue::boolean(v.b);
+    case Kind::kInt:
+      return pdata::AnyValue::integer(v.i);
+    case Kind::kDouble:
+      return pdata::AnyValue::dbl(v.d);
+    case Kind::kMap:
+    case Kind::kList:
+      return *v.any;  // the same batch's arena holds what it points to
+    case Kind::kNil:
+      break;
+  }
+  return {};
+}
+
+pdata::Str* text_field(Field f, const MutableItem& it) {
+  switch (f) {
+    case Field::kLogSeverityText:
+      return &it.log->severity_text;
+    case Field::kSpanName:
+      return &it.span->name;
+    case Field::kSpanStatusMessage:
+      return &it.span->status.message;
+    case Field::kEventName:
+      return &it.event->name;
+    case Field::kMetricName:
+      return &it.metric->name;
+    case Field::kMetricDescription:
+      return &it.metric->description;
+    case Field::kMetricUnit:
+      return &it.metric->unit;
+    default:
+      return nullptr;
+  }
+}
+
+void assign(const Node& target, const Value& v, const MutableItem& it, const pdata::Arena& a) {
+  if (v.kind == Kind::kNil) return;  // OTTL: setting nil changes nothing
+  if (pdata::Attributes* m = map_of(target.field, it)) {
+    const std::string_view key = target.keys.front();
+    for (auto& kv : *m) {
+      if (kv.key == key) {
+        kv.value = to_any(v, a);
+        return;
+      }
+    }
+    m->push_back({a.copy(key), to_any(v, a)});
+    return;
+  }
+  if (target.field == Field::kLogBody) {
+    it.log->body = to_any(v, a);
+  } else if (target.field == Field::kLogSeverityNumber) {
+    if (v.kind == Kind::kInt && v.i >= INT32_MIN && v.i <= INT32_MAX)
+      it.log->severity_number = static_cast<std::int32_t>(v.i);
+  } else if (pdata::Str* t = text_field(target.field, it)) {
+    if (v.kind == Kind::kString) *t = a.copy(v.s);
+  }
+}
+
+void run(const Statement::Impl& st, const MutableItem& it, const pdata::Arena& a) {
+  const Item view = it.view();
+  if (st.where && !truth(*st.where, view)) return;
+  const auto erase_keys = [&](auto drop) {
+    pdata::Attributes* m = map_of(st.target->field, it);
+    if (m) m->erase(std::remove_if(m->begin(), m->end(), drop), m->end());
+  };
+  switch (st.editor) {
+    case Editor::kSet:
+      assign(*st.target, value_of(*st.value, view), it, a);
+      break;
+    case Editor::kDeleteKey:
+      erase_keys([&](const pdata::KeyValue& kv) { return kv.key == st.key; });
+      break;
+    case Editor::kDeleteMatchingKeys:
+      erase_keys([&](const pdata::KeyValue& kv) {
+        return re2::RE2::PartialMatch(re2::StringPiece(kv.key.data(), kv.key.size()), *st.regex);
+      });
+      break;
+    case Editor::kKeepKeys:
+      erase_keys([&](const pdata::KeyValue& kv) {
+        return std::find(st.keep.begin(), st.keep.end(), kv.key) == st.keep.end();
+      });
+      break;
+    case Editor::kReplacePattern: {
+      const Value cur = value_of(*st.target, view);
+      if (cur.kind != Kind::kString) break;  // only strings are rewritten
+      std::string s(cur.s);
+      if (re2::RE2::GlobalReplace(&s, *st.regex, st.replacement) > 0) assign(*st.target, text(s), it, a);
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<Condition> Condition::parse(std::string_view text, Context context, std::string& error) {
@@ -828,5 +1179,27 @@ Condition& Condition::operator=(Condition&&) noexcept = default;
 Condition::~Condition() = default;
 
 bool Condition::matches(const Item& item) const { return truth(*root_, item); }
+
+std::optional<Statement> Statement::parse(std::string_view text, Context context, std::string& error) {
+  error.clear();
+  auto impl = std::make_unique<Impl>();
+  Parser p(text, context, error);
+  if (!p.parse_statement(*impl)) {
+    if (error.empty()) error = "not a statement";
+    return std::nullopt;
+  }
+  Statement st;
+  st.text_ = std::string(text);
+  st.impl_ = std::move(impl);
+  return st;
+}
+
+Statement::Statement(Statement&&) noexcept = default;
+Statement& Statement::operator=(Statement&&) noexcept = default;
+Statement::~Statement() = default;
+
+void Statement::execute(const MutableItem& item, const pdata::Arena& arena) const {
+  run(*impl_, item, arena);
+}
 
 }  // namespace tern::ottl
