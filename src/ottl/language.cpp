@@ -1103,6 +1103,10 @@ pdata::Str* text_field(Field f, const MutableItem& it) {
 
 void assign(const Node& target, const Value& v, const MutableItem& it, const pdata::Arena& a) {
   if (v.kind == Kind::kNil) return;  // OTTL: setting nil changes nothing
+  // A whole attribute map (`attributes` with no key) is no AnyValue; pointing one at it would
+  // let a map hold itself (set(attributes["x"], attributes)), so it is not set (found by
+  // ottl_fuzz).
+  if ((v.kind == Kind::kMap || v.kind == Kind::kList) && !v.any) return;
   if (pdata::Attributes* m = map_of(target.field, it)) {
     const std::string_view key = target.keys.front();
     for (auto& kv : *m) {

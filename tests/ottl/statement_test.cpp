@@ -72,6 +72,10 @@ TEST_F(StatementTest, SetWritesAttributesAndFields) {
   EXPECT_EQ(attr("env"), "prod");
   run(R"(set(severity_text, 5))");
   EXPECT_EQ(log_.severity_text, "WARN");
+  // A whole map is not a value to set: nothing happens (it once crashed; found by ottl_fuzz).
+  const auto before = log_.attributes.size();
+  run(R"(set(attributes["copy"], attributes))");
+  EXPECT_EQ(log_.attributes.size(), before);
 }
 
 TEST_F(StatementTest, DeleteAndKeepKeys) {
