@@ -92,6 +92,16 @@ std::string logs_json(int n, int batch) {
   return s + "]}]}]}";
 }
 
+// A port nothing listens on now: a sink's, stopped (its server closes the port on stop).
+std::uint16_t unused_port() {
+  sink::SinkOptions o;
+  o.port = 0;
+  sink::SinkServer s(o);
+  const auto p = s.start();
+  s.stop();
+  return p;
+}
+
 class CollectorTest : public ::testing::Test {
  protected:
   void start_sink(sink::SinkOptions o = {}) {
@@ -524,14 +534,7 @@ TEST_F(CollectorTest, FilelogStorageNamesAFileStorageExtension) {
 TEST_F(CollectorTest, DiskQueueKeepsAcceptedDataAcrossARestart) {
   const auto dir = fs::temp_directory_path() / ("tern-collector-disk-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  const auto dead_port = [] {
-    sink::SinkOptions o;
-    o.port = 0;
-    sink::SinkServer s(o);
-    const auto p = s.start();
-    s.stop();
-    return p;
-  }();
+  const auto dead_port = unused_port();
   const std::string queue =
       "    sending_queue:\n      enabled: true\n      type: disk\n      directory: " + dir.string() +
       "\n      segment_size: 64KiB\n      compression: zstd\n";
@@ -596,14 +599,7 @@ TEST_F(CollectorTest, PersistentQueueInAFileStorageExtension) {
 TEST_F(CollectorTest, OtlpExporterPersistentQueueDeliversAfterTheGatewayReturns) {
   const auto dir = fs::temp_directory_path() / ("tern-collector-otlp-pq-" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  const std::uint16_t gateway_port = [] {  // free now; nothing listens until the gateway starts
-    sink::SinkOptions o;
-    o.port = 0;
-    sink::SinkServer s(o);
-    const auto p = s.start();
-    s.stop();
-    return p;
-  }();
+  const std::uint16_t gateway_port = unused_port();  // the gateway starts on it later
   const std::string agent_yaml = R"(
 receivers:
   otlp:
