@@ -1094,17 +1094,75 @@ void decode_actions(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProc
     for (std::size_t i = 0; i < actions.size(); ++i) {
       MapReader a(ctx, actions[i], fmt::format("{}[{}]", r.sub_path(list_key), i));
       AttributesProcessorConfig::Entry e;
-      bool has_value = a.has("value");
+      using T = AttributesProcessorConfig::Type;
+      const bool has_value = a.has("value"), has_from = a.has("from_attribute");
       a.str("key", e.key);
-      a.str("value", e.value);
-      a.choice(
-          "action", e.action,
-          {{"insert", A::kInsert}, {"update", A::kUpdate}, {"upsert", A::kUpsert}, {"delete", A::kDelete}});
-      if (!a.has("action")) ctx.error(actions[i].Mark(), fmt::format("{}: action is required", a.path()));
-      if (e.key.empty()) ctx.error(actions[i].Mark(), fmt::format("{}: key is required", a.path()));
-      if (e.action != A::kDelete && !has_value) {
-        ctx.error(actions[i].Mark(), fmt::format("{}: value is required for this action", a.path()));
+      {
+        // As the Collector (its YAML decoder), a plain scalar that reads as a bool, an
+        // integer or a float is one; a quoted one is a string.
+        const YAML::Node v = a.get("value");
+        if (v.IsDefined() && !v.IsNull()) {
+          a.str("value", e.value);
+          if (v.IsScalar() && v.Tag() == "?") {
+            std::int64_t i = 0;
+            double d = 0;
+            const char* b = e.value.data();
+            const char* end = b + e.value.size();
+            if (e.value == "true" || e.value == "True" || e.value == "TRUE" || e.value == "false" ||
+                e.value == "False" || e.value == "FALSE") {
+              e.value_type = T::kBool;
+            } else if (auto [p, ec] = std::from_chars(b, end, i); ec == std::errc() && p == end) {
+              e.value_type = T::kInt;
+            } else if (auto [q, ec2] = std::from_chars(b, end, d); ec2 == std::errc() && q == end) {
+              e.value_type = T::kDouble;
+            }
+          }
+        }
       }
+      a.str("from_attribute", e.from_attribute);
+      a.str("pattern", e.pattern);
+      a.choice("converted_type", e.converted_type,
+               {{"string", T::kString}, {"int", T::kInt}, {"double", T::kDouble}});
+      static const std::vector<std::pair<std::string, A>> kActions{{"insert", A::kInsert},
+                                                                   {"update", A::kUpdate},
+                                                                   {"upsert", A::kUpsert},
+                                                                   {"delete", A::kDelete},
+                                                                   {"convert", A::kConvert}};
+      std::string action;
+      a.one_of("action", action, {"insert", "update", "upsert", "delete", "convert"});
+      const YAML::Mark at_action = actions[i].Mark();
+      if (!a.has("action")) ctx.error(at_action, fmt::format("{}: action is required", a.path()));
+      if (action.empty()) {  // missing or unknown: said above; its other rules cannot be checked
+        c.actions.push_back(std::move(e));
+        continue;
+      }
+      e.action = std::find_if(kActions.begin(), kActions.end(), [&](const auto& x) {
+                   return x.first == action;
+                 })->second;
+      if (!e.pattern.empty()) {
+        const re2::RE2 re(e.pattern, re2::RE2::Quiet);
+        if (!re.ok()) ctx.error(a.mark("pattern"), fmt::format("{}: {}", a.sub_path("pattern"), re.error()));
+        if (e.action != A::kDelete)
+          ctx.error(a.mark("pattern"), fmt::format("{}: pattern goes with delete", a.sub_path("pattern")));
+      }
+      if (e.key.empty() && (e.action != A::kDelete || e.pattern.empty()))
+        ctx.error(at_action, fmt::format("{}: key is required{}", a.path(),
+                                         e.action == A::kDelete ? " (or pattern)" : ""));
+      const bool sets = e.action == A::kInsert || e.action == A::kUpdate || e.action == A::kUpsert;
+      if (sets && has_value == has_from) {
+        ctx.error(at_action,
+                  has_value
+                      ? fmt::format("{}: set value or from_attribute, not both", a.path())
+                      : fmt::format("{}: value (or from_attribute) is required for this action", a.path()));
+      } else if (!sets && (has_value || has_from)) {
+        ctx.error(a.mark(has_value ? "value" : "from_attribute"),
+                  fmt::format("{}: {} goes with insert, update or upsert", a.path(),
+                              has_value ? "value" : "from_attribute"));
+      }
+      if (e.action == A::kConvert && !a.has("converted_type"))
+        ctx.error(at_action, fmt::format("{}: converted_type is required (int, double or string)", a.path()));
+      else if (e.action != A::kConvert && a.has("converted_type"))
+        ctx.error(a.mark("converted_type"), fmt::format("{}: converted_type goes with convert", a.path()));
       c.actions.push_back(std::move(e));
     }
   }

@@ -1,33 +1,138 @@
 #include "processor/attributes_processor.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
 
 namespace tern::processor {
 
 using Action = config::AttributesProcessorConfig::Action;
 
-void AttributesProcessor::apply(pdata::Attributes& attrs, const pdata::Arena& arena) const {
+namespace {
+
+using Type = config::AttributesProcessorConfig::Type;
+
+pdata::AnyValue typed(const config::AttributesProcessorConfig::Entry& a, const pdata::Arena& arena) {
+  switch (a.value_type) {
+    case Type::kInt: {
+      std::int64_t i = 0;
+      std::from_chars(a.value.data(), a.value.data() + a.value.size(), i);
+      return pdata::AnyValue::integer(i);
+    }
+    case Type::kDouble: {
+      double d = 0;
+      std::from_chars(a.value.data(), a.value.data() + a.value.size(), d);
+      return pdata::AnyValue::dbl(d);
+    }
+    case Type::kBool:
+      return pdata::AnyValue::boolean(a.value[0] == 't' || a.value[0] == 'T');
+    case Type::kString:
+      break;
+  }
+  return pdata::AnyValue::string(arena.copy(a.value));
+}
+
+// The Collector's convert: a value that cannot become the type stays as it is.
+void convert(pdata::AnyValue& v, Type to, const pdata::Arena& arena) {
+  using K = pdata::ValueKind;
+  char buf[32];
+  switch (to) {
+    case Type::kInt:
+      if (v.kind == K::Double && std::isfinite(v.double_value) && std::fabs(v.double_value) < 9.2e18) {
+        v = pdata::AnyValue::integer(static_cast<std::int64_t>(v.double_value));
+      } else if (v.kind == K::Bool) {
+        v = pdata::AnyValue::integer(v.bool_value ? 1 : 0);
+      } else if (v.kind == K::String) {
+        std::int64_t i = 0;
+        const auto s = v.string_value;
+        if (auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), i);
+            ec == std::errc() && p == s.data() + s.size())
+          v = pdata::AnyValue::integer(i);
+      }
+      break;
+    case Type::kDouble:
+      if (v.kind == K::Int) {
+        v = pdata::AnyValue::dbl(static_cast<double>(v.int_value));
+      } else if (v.kind == K::Bool) {
+        v = pdata::AnyValue::dbl(v.bool_value ? 1.0 : 0.0);
+      } else if (v.kind == K::String) {
+        double d = 0;
+        const auto s = v.string_value;
+        if (auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+            ec == std::errc() && p == s.data() + s.size())
+          v = pdata::AnyValue::dbl(d);
+      }
+      break;
+    case Type::kString:
+      if (v.kind == K::Int) {
+        v = pdata::AnyValue::string(
+            arena.copy(std::string_view(buf, std::to_chars(buf, buf + sizeof buf, v.int_value).ptr - buf)));
+      } else if (v.kind == K::Double) {
+        v = pdata::AnyValue::string(arena.copy(
+            std::string_view(buf, std::to_chars(buf, buf + sizeof buf, v.double_value).ptr - buf)));
+      } else if (v.kind == K::Bool) {
+        v = pdata::AnyValue::string(v.bool_value ? "true" : "false");
+      }
+      break;
+    case Type::kBool:
+      break;  // not a convert target
+  }
+}
+
+}  // namespace
+
+AttributesProcessor::AttributesProcessor(config::AttributesProcessorConfig config, Target target)
+    : config_(std::move(config)), target_(target) {
   for (const auto& a : config_.actions) {
+    if (a.pattern.empty()) {
+      patterns_.push_back(nullptr);
+      continue;
+    }
+    auto re = std::make_unique<re2::RE2>(a.pattern, re2::RE2::Quiet);
+    if (!re->ok()) throw std::invalid_argument("attributes pattern \"" + a.pattern + "\": " + re->error());
+    patterns_.push_back(std::move(re));
+  }
+}
+
+AttributesProcessor::~AttributesProcessor() = default;
+
+void AttributesProcessor::apply(pdata::Attributes& attrs, const pdata::Arena& arena) const {
+  for (std::size_t n = 0; n < config_.actions.size(); ++n) {
+    const auto& a = config_.actions[n];
     auto it =
         std::find_if(attrs.begin(), attrs.end(), [&](const pdata::KeyValue& kv) { return kv.key == a.key; });
     const bool present = it != attrs.end();
-    switch (a.action) {
-      case Action::kDelete:
-        if (present) attrs.erase(it);
-        break;
-      case Action::kInsert:
-        if (!present) attrs.push_back({arena.copy(a.key), pdata::AnyValue::string(arena.copy(a.value))});
-        break;
-      case Action::kUpdate:
-        if (present) it->value = pdata::AnyValue::string(arena.copy(a.value));
-        break;
-      case Action::kUpsert:
-        if (present)
-          it->value = pdata::AnyValue::string(arena.copy(a.value));
-        else
-          attrs.push_back({arena.copy(a.key), pdata::AnyValue::string(arena.copy(a.value))});
-        break;
+    if (a.action == Action::kDelete) {
+      const re2::RE2* re = patterns_[n].get();
+      attrs.erase(std::remove_if(attrs.begin(), attrs.end(),
+                                 [&](const pdata::KeyValue& kv) {
+                                   return (!a.key.empty() && kv.key == a.key) ||
+                                          (re && re2::RE2::PartialMatch(
+                                                     re2::StringPiece(kv.key.data(), kv.key.size()), *re));
+                                 }),
+                  attrs.end());
+      continue;
     }
+    if (a.action == Action::kConvert) {
+      if (present) convert(it->value, a.converted_type, arena);
+      continue;
+    }
+    if ((a.action == Action::kInsert && present) || (a.action == Action::kUpdate && !present)) continue;
+    pdata::AnyValue value;
+    if (!a.from_attribute.empty()) {
+      const pdata::AnyValue* from = pdata::find_attribute(attrs, a.from_attribute);
+      if (!from) continue;  // nothing to copy: no action, as in the Collector
+      value = *from;
+    } else {
+      value = typed(a, arena);
+    }
+    if (present)
+      it->value = value;
+    else
+      attrs.push_back({arena.copy(a.key), value});
   }
 }
 

@@ -1,17 +1,26 @@
 #pragma once
 // `attributes` (record-level: log records, spans, metric data points) and `resource`
-// processors: insert (only if absent), update (only if present), upsert, delete. Values
-// are strings, as written in the config.
+// processors: insert (only if absent), update (only if present), upsert — a value typed as
+// YAML wrote it, or another attribute's (from_attribute) — delete (a key, or keys a pattern
+// matches) and convert (to int, double or string).
+#include <memory>
+#include <vector>
+
 #include "config/config.h"
 #include "processor/processor.h"
+
+namespace re2 {
+class RE2;
+}
 
 namespace tern::processor {
 
 class AttributesProcessor final : public Processor {
  public:
   enum class Target { kRecords, kResource };
-  AttributesProcessor(config::AttributesProcessorConfig config, Target target)
-      : config_(std::move(config)), target_(target) {}
+  // Throws std::invalid_argument for a pattern that does not compile (the loader reports it first).
+  AttributesProcessor(config::AttributesProcessorConfig config, Target target);
+  ~AttributesProcessor() override;
 
   pipeline::ConsumeResult process(pdata::LogsData& batch) override;
   pipeline::ConsumeResult process(pdata::TracesData& batch) override;
@@ -24,6 +33,7 @@ class AttributesProcessor final : public Processor {
  private:
   config::AttributesProcessorConfig config_;
   Target target_;
+  std::vector<std::unique_ptr<re2::RE2>> patterns_;  // per action; null without a pattern
 };
 
 }  // namespace tern::processor

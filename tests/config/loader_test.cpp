@@ -985,11 +985,12 @@ extensions:
           "t.yaml:22:29: error: processors.memory_limiter: spike_limit_percentage must be smaller than "
           "limit_percentage",
           "t.yaml:25:9: error: processors.attributes.actions[0]: action is required",
-          "t.yaml:25:9: error: processors.attributes.actions[0]: value is required for this action",
           "t.yaml:26:9: error: processors.attributes.actions[1]: key is required",
-          "t.yaml:27:9: error: processors.attributes.actions[2]: value is required for this action",
+          "t.yaml:27:9: error: processors.attributes.actions[2]: value (or from_attribute) is required for "
+          "this "
+          "action",
           "t.yaml:28:26: error: processors.attributes.actions[3].action: invalid value \"remove\" (expected "
-          "one of: insert, update, upsert, delete)",
+          "one of: insert, update, upsert, delete, convert)",
           "t.yaml:29:3: error: processors.resource: attributes must list at least one action",
           "t.yaml:32:3: error: exporters.elasticsearch: endpoint or endpoints must be set",
           "t.yaml:34:15: error: exporters.elasticsearch/2.endpoint: \"localhost:9200\" must start with "
@@ -2097,6 +2098,67 @@ service:
           "t.yaml:11:9: error: processors.transform/a.log_statements[2]: statements must list what to do",
           "t.yaml:12:3: error: processors.transform/b: no statements (log_statements, trace_statements, "
           "metric_statements)"));
+}
+
+}  // namespace
+}  // namespace tern::config
+
+namespace tern::config {
+namespace {
+
+// attributes: values typed as YAML types them, from_attribute, delete by pattern, convert.
+TEST(Loader, AttributesProcessorCollectorActions) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+processors:
+  attributes:
+    actions:
+      - {key: account_id, value: 2245, action: insert}
+      - {key: account_code, value: "2245", action: insert}
+      - {key: ratio, value: 0.25, action: upsert}
+      - {key: redacted, value: true, action: upsert}
+      - {key: copy_key, from_attribute: key_original, action: update}
+      - {pattern: '^secret\.', action: delete}
+      - {key: http.status_code, action: convert, converted_type: int}
+  attributes/bad:
+    actions:
+      - {key: a, value: x, from_attribute: b, action: upsert}
+      - {key: a, pattern: '(', action: delete}
+      - {key: a, pattern: 'x', action: upsert, value: y}
+      - {key: a, action: convert}
+      - {key: a, action: delete, value: x, converted_type: int}
+      - {action: delete}
+exporters:
+  debug:
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [attributes, attributes/bad], exporters: [debug]}
+)");
+  using T = AttributesProcessorConfig::Type;
+  using A = AttributesProcessorConfig::Action;
+  const auto& a = settings<AttributesProcessorConfig>(r.config.processors, "attributes").actions;
+  ASSERT_EQ(a.size(), 7u);
+  EXPECT_EQ(a[0].value_type, T::kInt);
+  EXPECT_EQ(a[1].value_type, T::kString);  // quoted
+  EXPECT_EQ(a[2].value_type, T::kDouble);
+  EXPECT_EQ(a[3].value_type, T::kBool);
+  EXPECT_EQ(a[4].from_attribute, "key_original");
+  EXPECT_EQ(a[5].pattern, "^secret\\.");
+  EXPECT_EQ(a[6].action, A::kConvert);
+  EXPECT_EQ(a[6].converted_type, T::kInt);
+  EXPECT_THAT(
+      errors(r),
+      ElementsAre(
+          "t.yaml:15:9: error: processors.attributes/bad.actions[0]: set value or from_attribute, not both",
+          "t.yaml:16:27: error: processors.attributes/bad.actions[1].pattern: missing ): (",
+          "t.yaml:17:27: error: processors.attributes/bad.actions[2].pattern: pattern goes with delete",
+          "t.yaml:18:9: error: processors.attributes/bad.actions[3]: converted_type is required (int, "
+          "double or string)",
+          "t.yaml:19:41: error: processors.attributes/bad.actions[4]: value goes with insert, update or "
+          "upsert",
+          "t.yaml:19:60: error: processors.attributes/bad.actions[4]: converted_type goes with convert",
+          "t.yaml:20:9: error: processors.attributes/bad.actions[5]: key is required (or pattern)"));
 }
 
 }  // namespace

@@ -48,6 +48,61 @@ TEST(AttributesProcessor, InsertUpdateUpsertDeleteOnRecords) {
       R"({"key":"team","value":{"stringValue":"core"}}]}]}]}]})");
 }
 
+// The Collector's other attributes actions: typed values, from_attribute, delete by pattern,
+// convert (a value that cannot become the type stays as it is).
+TEST(AttributesProcessor, TypedValuesFromAttributePatternAndConvert) {
+  using Entry = config::AttributesProcessorConfig::Entry;
+  using Type = config::AttributesProcessorConfig::Type;
+  std::vector<Entry> e(9);
+  e[0] = Entry("account_id", "2245", Action::kInsert);
+  e[0].value_type = Type::kInt;
+  e[1] = Entry("ratio", "0.5", Action::kUpsert);
+  e[1].value_type = Type::kDouble;
+  e[2] = Entry("redacted", "true", Action::kUpsert);
+  e[2].value_type = Type::kBool;
+  e[3] = Entry("copy", "", Action::kUpsert);
+  e[3].from_attribute = "keep";
+  e[4] = Entry("nothing", "", Action::kUpsert);
+  e[4].from_attribute = "absent";  // nothing to copy: no action
+  e[5] = Entry("", "", Action::kDelete);
+  e[5].pattern = "^sec";
+  e[6] = Entry("keep", "", Action::kConvert);
+  e[6].converted_type = Type::kString;
+  e[7] = Entry("ratio", "", Action::kConvert);
+  e[7].converted_type = Type::kInt;  // 0.5 -> 0
+  e[8] = Entry("redacted", "", Action::kConvert);
+  e[8].converted_type = Type::kDouble;
+  pdata::LogsData d;
+  ASSERT_FALSE(otlp::decode_logs_json(kLogs, d));
+  AttributesProcessor p(actions(std::move(e)), AttributesProcessor::Target::kRecords);
+  ASSERT_TRUE(p.process(d).accepted());
+  const auto json = as_json(d);
+  EXPECT_NE(json.find(R"({"key":"account_id","value":{"intValue":"2245"}})"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"({"key":"ratio","value":{"intValue":"0"}})"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"({"key":"redacted","value":{"doubleValue":1}})"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"({"key":"copy","value":{"intValue":"1"}})"), std::string::npos)
+      << json;  // copied before convert
+  EXPECT_NE(json.find(R"({"key":"keep","value":{"stringValue":"1"}})"), std::string::npos) << json;
+  EXPECT_EQ(json.find("secret"), std::string::npos) << json;
+  EXPECT_EQ(json.find("nothing"), std::string::npos) << json;
+  // A string that is no number stays a string.
+  pdata::Attributes attrs(d.arena.vec<pdata::KeyValue>());
+  attrs.push_back({"code", pdata::AnyValue::string("abc")});
+  std::vector<Entry> c(1);
+  c[0] = Entry("code", "", Action::kConvert);
+  c[0].converted_type = Type::kInt;
+  AttributesProcessor(actions(std::move(c)), AttributesProcessor::Target::kRecords).apply(attrs, d.arena);
+  EXPECT_EQ(attrs[0].value.kind, pdata::ValueKind::String);
+}
+
+TEST(AttributesProcessor, ABadPatternIsAnError) {
+  std::vector<config::AttributesProcessorConfig::Entry> e(1);
+  e[0] = config::AttributesProcessorConfig::Entry("", "", Action::kDelete);
+  e[0].pattern = "(";
+  EXPECT_THROW(AttributesProcessor(actions(std::move(e)), AttributesProcessor::Target::kRecords),
+               std::invalid_argument);
+}
+
 TEST(AttributesProcessor, ResourceTargetLeavesRecordsAlone) {
   pdata::LogsData d;
   ASSERT_FALSE(otlp::decode_logs_json(kLogs, d));
