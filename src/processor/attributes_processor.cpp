@@ -102,10 +102,7 @@ AttributesProcessor::~AttributesProcessor() = default;
 void AttributesProcessor::apply(pdata::Attributes& attrs, const pdata::Arena& arena) const {
   for (std::size_t n = 0; n < config_.actions.size(); ++n) {
     const auto& a = config_.actions[n];
-    auto it =
-        std::find_if(attrs.begin(), attrs.end(), [&](const pdata::KeyValue& kv) { return kv.key == a.key; });
-    const bool present = it != attrs.end();
-    if (a.action == Action::kDelete) {
+    if (a.action == Action::kDelete) {  // its own scan: no lookup of the key first
       const re2::RE2* re = patterns_[n].get();
       attrs.erase(std::remove_if(attrs.begin(), attrs.end(),
                                  [&](const pdata::KeyValue& kv) {
@@ -116,6 +113,9 @@ void AttributesProcessor::apply(pdata::Attributes& attrs, const pdata::Arena& ar
                   attrs.end());
       continue;
     }
+    auto it =
+        std::find_if(attrs.begin(), attrs.end(), [&](const pdata::KeyValue& kv) { return kv.key == a.key; });
+    const bool present = it != attrs.end();
     if (a.action == Action::kConvert) {
       if (present) convert(it->value, a.converted_type, arena);
       continue;

@@ -462,19 +462,13 @@ struct FilelogReceiver::Impl {
   // (no record carries their offset yet), so a restart reads them again.
   void take_line(File& f, std::string_view line, std::uint64_t end, bool truncated) {
     if (!cri_join) return take_record_line(f, line, end, truncated);
-    const std::size_t t = line.find(' ');
-    const std::size_t s = t == std::string_view::npos ? t : line.find(' ', t + 1);
-    const std::size_t g = s == std::string_view::npos ? s : line.find(' ', s + 1);
-    const std::string_view stream =
-        s == std::string_view::npos ? std::string_view() : line.substr(t + 1, s - t - 1);
-    const std::string_view tag =
-        g == std::string_view::npos ? std::string_view() : line.substr(s + 1, g - s - 1);
-    if ((stream != "stdout" && stream != "stderr") || (tag != "P" && tag != "F")) {
-      flush_partial(f);  // not a CRI line (the operator will say so): it ends what is held
+    const auto cri = split_cri_line(line);  // the container operator's own reading
+    if (!cri || cri->log_at == std::string_view::npos || (cri->tag != "P" && cri->tag != "F")) {
+      flush_partial(f);  // not a CRI line to join (the operator will say why): it ends what is held
       return take_record_line(f, line, end, truncated);
     }
-    const std::string_view log = line.substr(g + 1);
-    const bool last = tag == "F";
+    const std::string_view log = cri->log;
+    const bool last = cri->tag == "F";
     if (!f.partial_open && last) return take_record_line(f, line, end, truncated);
     // Past the bound (or 1000 parts, the Collector's max_batch_size) what is held goes out
     // as it is, and this part starts the next record.
@@ -482,7 +476,7 @@ struct FilelogReceiver::Impl {
       flush_partial(f);
     f.partial_open = true;
     f.partial_log.append(log);
-    f.partial_head.assign(line.substr(0, g + 1));  // "<time> <stream> <tag> ": the newest part's
+    f.partial_head.assign(line.substr(0, cri->log_at));  // "<time> <stream> <tag> ": the newest part's
     f.partial_truncated = f.partial_truncated || truncated;
     ++f.partial_parts;
     f.partial_end = end;

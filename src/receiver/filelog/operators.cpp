@@ -298,22 +298,16 @@ struct Operators::Impl {
       log = a.copy(log);  // the parser's buffer is reused
       stream = a.copy(stream);
     } else {
-      // <time> <stdout|stderr> <tag> <log...>: views of the line, which is in the arena.
-      const std::size_t t = line.find(' ');
-      const std::size_t s = t == std::string_view::npos ? t : line.find(' ', t + 1);
-      const std::size_t g = s == std::string_view::npos ? s : line.find(' ', s + 1);
-      if (s == std::string_view::npos) {
+      // Views of the line, which is in the arena.
+      const auto cri = split_cri_line(line);
+      if (!cri || (format == "containerd" && !cri->time.ends_with('Z'))) {
         why = "not a CRI log line (<time> <stream> <tag> <log>)";
         return false;
       }
-      time = line.substr(0, t);
-      stream = line.substr(t + 1, s - t - 1);
-      tag = line.substr(s + 1, g == std::string_view::npos ? std::string_view::npos : g - s - 1);
-      log = g == std::string_view::npos ? std::string_view() : line.substr(g + 1);
-      if ((stream != "stdout" && stream != "stderr") || (format == "containerd" && !time.ends_with('Z'))) {
-        why = "not a CRI log line (<time> <stream> <tag> <log>)";
-        return false;
-      }
+      time = cri->time;
+      stream = cri->stream;
+      tag = cri->tag;
+      log = cri->log;
     }
     if (!time.empty()) {
       const auto ns = rfc3339_.parse(time, /*utc=*/true);
@@ -525,6 +519,23 @@ struct Operators::Impl {
     return true;
   }
 };
+
+std::optional<CriLine> split_cri_line(std::string_view line) {
+  const std::size_t t = line.find(' ');
+  const std::size_t s = t == std::string_view::npos ? t : line.find(' ', t + 1);
+  if (s == std::string_view::npos) return std::nullopt;
+  const std::size_t g = line.find(' ', s + 1);
+  CriLine c;
+  c.time = line.substr(0, t);
+  c.stream = line.substr(t + 1, s - t - 1);
+  if (c.stream != "stdout" && c.stream != "stderr") return std::nullopt;
+  c.tag = line.substr(s + 1, g == std::string_view::npos ? std::string_view::npos : g - s - 1);
+  if (g != std::string_view::npos) {
+    c.log_at = g + 1;
+    c.log = line.substr(c.log_at);
+  }
+  return c;
+}
 
 Operators::Operators(const std::vector<config::FilelogOperatorConfig>& ops)
     : impl_(std::make_unique<Impl>()) {

@@ -5,12 +5,23 @@
 // on each record, in the reading thread.
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "config/config.h"
 #include "pdata/logs.h"
 
 namespace tern::receiver::filelog {
+
+// A CRI-O / containerd log line, "<time> <stdout|stderr> <tag> <log>", as views of it
+// (read by the container operator, and by the receiver to join partial lines); nullopt when
+// the line is not one. A line that ends right after its tag has no log (`log_at` is npos).
+struct CriLine {
+  std::string_view time, stream, tag, log;
+  std::size_t log_at = std::string_view::npos;  // where the log starts: the bytes before are the head
+};
+std::optional<CriLine> split_cri_line(std::string_view line);
 
 class Operators {
  public:
