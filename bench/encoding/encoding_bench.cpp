@@ -1,6 +1,7 @@
 // Encode/<signal>/<impl>/<size> and Memcpy/<size> (shared/spec/benchmarks.md), plus
 // EncodeBodyMap/<impl>/<size> (the bodymap mapping mode), EncodeMode/<signal>/<mode>/<impl>/<size>
-// (the none and raw mapping modes) and Escape/<text>/<impl>.
+// (the none and raw mapping modes), Escape/<text>/<impl> and Bound/logs/<variant>/<size>
+// (bound_sketch.h: how fast this design can go at all).
 // Input batches are built once; encoder and output batch are reused across
 // iterations, so allocation counters show the steady state.
 #include <benchmark/benchmark.h>
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bound_sketch.h"
 #include "encoding/elasticsearch/json_writer.h"
 #include "objmodel.h"
 #include "support/alloc_counter.h"
@@ -153,6 +155,42 @@ void register_modes(const std::string& sz, std::size_t n, const std::shared_ptr<
   }
 }
 
+// Bound/logs/<unescaped|sketch|checked>/<size>: the sketches of bound_sketch.h, each first
+// checked to write exactly Encoder's bytes and items for the workload.
+void register_bounds(const std::string& sz, std::size_t n,
+                     const std::shared_ptr<tern::pdata::LogsData>& logs) {
+  using tern::bench::SketchVariant;
+  for (const auto& [name, variant] :
+       {std::pair{"unescaped", SketchVariant::Unescaped}, std::pair{"sketch", SketchVariant::Sketch},
+        std::pair{"checked", SketchVariant::Checked}}) {
+    const SketchVariant v = variant;
+    benchmark::RegisterBenchmark(
+        ("Bound/logs/" + std::string(name) + "/" + sz).c_str(), [=](benchmark::State& st) {
+          EncodedBatch ref, out;
+          Encoder{EncoderConfig{}}.encode_logs(*logs, ref);
+          tern::bench::encode_logs_sketch(v, *logs, out);
+          bool same = out.data == ref.data && out.items.size() == ref.items.size();
+          for (std::size_t i = 0; same && i < out.items.size(); ++i)
+            same = out.items[i].offset == ref.items[i].offset && out.items[i].size == ref.items[i].size &&
+                   out.items[i].action_size == ref.items[i].action_size;
+          if (!same) {
+            st.SkipWithError("the sketch does not write Encoder's output for this workload");
+            return;
+          }
+          {
+            tern::bench::AllocScope allocs(st);
+            for (auto _ : st) {
+              tern::bench::encode_logs_sketch(v, *logs, out);
+              benchmark::DoNotOptimize(out.data.data());
+            }
+          }
+          st.counters["events_per_second"] =
+              benchmark::Counter(static_cast<double>(n * st.iterations()), benchmark::Counter::kIsRate);
+          st.counters["output_bytes_per_op"] = static_cast<double>(out.data.size());
+        });
+  }
+}
+
 void register_all() {
   register_escape();
   for (const Size& s : kSizes) {
@@ -189,6 +227,7 @@ void register_all() {
       run<tern::bench::ObjModelEncoder>(st, *metrics, 7 * n, &tern::bench::ObjModelEncoder::encode_metrics);
     });
     register_modes(sz, n, logs, traces);
+    register_bounds(sz, n, logs);
     // The ceiling: copying as many bytes as the direct logs encoder writes.
     benchmark::RegisterBenchmark(("Memcpy/" + sz).c_str(), [=](benchmark::State& st) {
       Encoder enc{EncoderConfig{}};

@@ -21,6 +21,7 @@ namespace tern::encoding::es {
 using internal::document_id;
 using internal::has_routing_key;
 using internal::push_item;
+using internal::set_item;
 
 namespace {
 
@@ -30,6 +31,11 @@ using pdata::KeyValue;
 using pdata::ValueKind;
 
 constexpr std::uint32_t kNone = 0xffffffffu;
+// Room for a log document's fixed part beyond the scope's action line and data_stream:
+// both timestamps and their keys, severity_number, trace_id, span_id and ",\"attributes\":{".
+constexpr std::size_t kLogFixedRoom =
+    2 * json::kTimestampRoom + 40 + 20 + json::kIntegerRoom + 2 * 16 + 34 + 40;
+
 // Deeper AnyValue nesting is written as null: bounds recursion on hostile input.
 constexpr int kMaxDepth = 64;
 
@@ -264,6 +270,23 @@ const KeyValue* geo_partner(const Attributes& attrs, const KeyValue& kv, std::si
   }
   (void)prefix_len;
   return nullptr;
+}
+
+// The geo points of `attrs` (each lat with its lon partner) as `<prefix>geo.location":[lon,lat],`.
+void write_geo_points(JsonWriter& w, const Attributes& attrs) {
+  for (const auto& kv : attrs) {
+    std::size_t pl;
+    if (kv.value.kind != ValueKind::Double || geo_half(kv.key, pl) != 1) continue;
+    const KeyValue* lon = geo_partner(attrs, kv, pl, 1);
+    if (!lon) continue;
+    w.put('"');
+    w.escaped(kv.key.substr(0, pl));
+    w.lit("geo.location\":[");
+    w.dbl(lon->value.double_value);
+    w.put(',');
+    w.dbl(kv.value.double_value);
+    w.lit("],");
+  }
 }
 
 const AnyValue* find_string(const Attributes* a, std::string_view key) {
@@ -608,6 +631,7 @@ void Encoder::CachedRoute::build() {
   json::pad(action);
   json::pad(index_field);
   json::pad(data_stream);
+  record_room = json::padded_room(action) + json::padded_room(data_stream) + kLogFixedRoom;
 }
 
 void Encoder::begin_scope_route(std::string_view static_index, std::string_view type,
@@ -752,21 +776,7 @@ void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& att
     c.reload();
   }
   c.sync();
-  if (any_geo) {
-    for (const auto& kv : attrs) {
-      std::size_t pl;
-      if (kv.value.kind != ValueKind::Double || geo_half(kv.key, pl) != 1) continue;
-      const KeyValue* lon = geo_partner(attrs, kv, pl, 1);
-      if (!lon) continue;
-      w.put('"');
-      w.escaped(kv.key.substr(0, pl));
-      w.lit("geo.location\":[");
-      w.dbl(lon->value.double_value);
-      w.put(',');
-      w.dbl(kv.value.double_value);
-      w.lit("],");
-    }
-  }
+  if (any_geo) write_geo_points(w, attrs);
   if (!event_name.empty()) {
     w.lit("\"event.name\":");
     w.string(event_name);
@@ -893,6 +903,212 @@ void Encoder::encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, cons
   }
 }
 
+namespace {
+// What a log record's attribute means besides being written (otel mode). Only keys of
+// the lengths below, and doubles of kGeoKeyMin bytes or more (geo points), can mean
+// anything: one test rules out nearly every attribute before any key is compared.
+enum class KeyRole : std::uint8_t { Plain, EventName, Routing, Excluded, Geo };
+constexpr std::uint32_t kRoleLengths = 1u << 10 | 1u << 16 | 1u << 19 | 1u << 21 | 1u << 25 | 1u << 27;
+static_assert(std::string_view("event.name").size() == 10 &&
+              std::string_view("data_stream.type").size() == 16 &&
+              std::string_view("elasticsearch.index").size() == 19 &&
+              std::string_view("data_stream.namespace").size() == 21 &&
+              std::string_view("elasticsearch.document_id").size() == 25 &&
+              std::string_view("elasticsearch.mapping.hints").size() == 27);
+[[gnu::always_inline]] inline bool may_have_role(const KeyValue& kv) {
+  const std::size_t n = kv.key.size();
+  return (n < 32 && (kRoleLengths >> n & 1)) || (n >= kGeoKeyMin && kv.value.kind == ValueKind::Double);
+}
+KeyRole key_role(const Attributes& attrs, const KeyValue& kv) {
+  const std::string_view k = kv.key;
+  if (k == "event.name") return KeyRole::EventName;
+  if (k == "elasticsearch.index" || k == "data_stream.dataset" || k == "data_stream.namespace")
+    return KeyRole::Routing;
+  if (is_excluded(k)) return KeyRole::Excluded;
+  std::size_t pl;
+  if (kv.value.kind == ValueKind::Double)
+    if (const int half = geo_half(k, pl); half && geo_partner(attrs, kv, pl, half)) return KeyRole::Geo;
+  return KeyRole::Plain;
+}
+
+// `"key":value,` through the cursor for a scalar whose key and (string) value are shorter
+// than kShortMember bytes: one constant reservation, the lengths tested at once. False, with
+// nothing written, for everything else.
+constexpr std::size_t kShortMember = 64;
+constexpr std::size_t kShortMemberRoom = 2 * json::string_room(kShortMember) + 2;
+static_assert(json::string_room(kShortMember) >= json::kDoubleRoom);
+[[gnu::always_inline]] inline bool short_member(Cursor& c, std::string_view key, const AnyValue& v) {
+  if ((key.size() | v.string_value.size()) >= kShortMember) return false;  // both below a power of 2
+  char* d = key_colon(c.room(kShortMemberRoom), key);  // not kept unless the value is a scalar
+  switch (v.kind) {
+    case ValueKind::String:
+      d = json::string(d, v.string_value);
+      break;
+    case ValueKind::Int:
+      d = json::integer(d, v.int_value);
+      break;
+    case ValueKind::Double:
+      d = json::dbl(d, v.double_value);
+      break;
+    case ValueKind::Bool:
+      d = v.bool_value ? json::lit(d, "true") : json::lit(d, "false");
+      break;
+    default:
+      return false;
+  }
+  *d++ = ',';
+  c.done(d);
+  return true;
+}
+
+}  // namespace
+
+// The common log record in one pass (otel mode, the scope's route, no `_id`): the document
+// is written as its attributes are read, through one cursor kept in registers from the
+// action line to the item (each hand-over through the writer is a store and a reload on the
+// path every later byte waits for). A record that turns out to carry its own routing
+// attributes is taken back (false, nothing written, nothing counted): the caller writes it
+// on the scanning path.
+[[gnu::always_inline]] inline bool Encoder::write_log_record(JsonWriter& w, const pdata::LogRecord& r,
+                                                             EncodedItem& item) {
+  CachedRoute& route = scope_route_;
+  Cursor c(w);
+  char* d = c.room(route.record_room + json::string_room(r.severity_text.size()));
+  const std::size_t start = w.pos(d);
+  SharedAction shared;
+  if (config_.share_action_lines && route.written_at != std::string::npos) {
+    shared = {static_cast<std::uint32_t>(route.written_at), static_cast<std::uint32_t>(route.action.size())};
+    shared_action_bytes_ += route.action.size();
+  } else {
+    if (config_.share_action_lines) route.written_at = start;
+    d = json::padded_copy(d, route.action);
+  }
+  const std::size_t action_end = w.pos(d);
+  d = json::lit(d, "{\"@timestamp\":");
+  d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
+  d = json::lit(d, ",\"observed_timestamp\":");
+  d = w.timestamp(d, r.observed_time_unix_nano);
+  d = json::padded_copy(d, route.data_stream);
+  if (!r.severity_text.empty()) d = json::string(json::lit(d, ",\"severity_text\":"), r.severity_text);
+  if (r.severity_number) d = json::integer(json::lit(d, ",\"severity_number\":"), r.severity_number);
+  d = id_field(d, ",\"trace_id\":", r.trace_id);
+  d = id_field(d, ",\"span_id\":", r.span_id);
+  const AnyValue* event_attribute = nullptr;
+  if (!r.attributes.empty()) {
+    c.done(json::lit(d, ",\"attributes\":{"));
+    bool any_geo = false;
+    for (const auto& kv : r.attributes) {
+      if (may_have_role(kv)) [[unlikely]] {
+        switch (key_role(r.attributes, kv)) {
+          case KeyRole::Plain:
+            break;
+          case KeyRole::EventName:
+            if (!event_attribute) event_attribute = &kv.value;
+            break;  // and written as an attribute too
+          case KeyRole::Routing:
+            if (static_index_.empty()) {  // as if this record had not been started
+              w.truncate(start);
+              if (route.written_at == start) route.written_at = std::string::npos;
+              shared_action_bytes_ -= shared.size;
+              return false;
+            }
+            continue;  // a static index: only excluded
+          case KeyRole::Excluded:
+            continue;
+          case KeyRole::Geo:
+            any_geo = true;  // written merged, after the other attributes
+            continue;
+        }
+      }
+      if (short_member(c, kv.key, kv.value)) continue;
+      c.sync();
+      w.string(kv.key);
+      w.put(':');
+      write_value(w, kv.value, 1);
+      w.put(',');
+      c.reload();
+    }
+    if (any_geo) {
+      c.sync();
+      write_geo_points(w, r.attributes);
+      c.reload();
+    }
+    d = c.room(1);
+    if (d[-1] == ',')
+      d[-1] = '}';  // the last attribute's comma
+    else
+      *d++ = '}';  // every attribute was excluded
+  }
+  c.done(d);
+  end_log_document(c, w, r, event_attribute, start, action_end, shared, item);
+  return true;
+}
+
+// What follows the attributes in every otel log document, and its item; `c` is the
+// writer's cursor.
+[[gnu::always_inline]] inline void Encoder::end_log_document(Cursor& c, JsonWriter& w,
+                                                             const pdata::LogRecord& r,
+                                                             const AnyValue* event_attribute,
+                                                             std::size_t start, std::size_t action_end,
+                                                             SharedAction shared, EncodedItem& item) {
+  std::string_view event_name = r.event_name;
+  if (event_name.empty() && event_attribute && event_attribute->kind == ValueKind::String)
+    event_name = event_attribute->string_value;
+  const AnyValue& b = r.body;
+  // Scalar bodies (the common case): resource, scope, body and the end in one go.
+  const std::size_t room = b.kind == ValueKind::Empty ? 0 : scalar_room(b);
+  if (room && !r.dropped_attributes_count && event_name.size() <= json::kInlineString) [[likely]] {
+    char* d = c.room(json::string_room(event_name.size()) + json::padded_room(tail_) + room + 40);
+    if (!event_name.empty()) d = json::string(json::lit(d, ",\"event_name\":"), event_name);
+    d = json::padded_copy(d, tail_);
+    d = json::lit(d, ",\"body\":{\"text\":");
+    // String bodies (nearly all logs) inline; other scalars through the switch.
+    d = b.kind == ValueKind::String ? json::string(d, b.string_value) : write_scalar(d, b);
+    d = json::lit(d, "}}\n");
+    c.done(d);
+    c.sync();
+    set_item(item, start, action_end, w.pos(d), 1, shared.at, shared.size);
+    return;
+  }
+  c.sync();
+  if (r.dropped_attributes_count) {
+    w.lit(",\"dropped_attributes_count\":");
+    w.integer(r.dropped_attributes_count);
+  }
+  if (!event_name.empty()) string_field(w, ",\"event_name\":", event_name);
+  w.padded(tail_);
+  switch (b.kind) {
+    case ValueKind::Empty:
+      break;
+    case ValueKind::KvList:
+      w.lit(",\"body\":{\"structured\":");
+      write_value(w, b, 1);
+      w.put('}');
+      break;
+    case ValueKind::Array: {
+      bool all_maps = true;
+      if (b.array)
+        for (const auto& e : *b.array) all_maps = all_maps && e.kind == ValueKind::KvList;
+      if (all_maps)
+        w.lit(",\"body\":{\"structured\":");
+      else
+        w.lit(",\"body\":{\"structured\":{\"value\":");
+      write_value(w, b, 1);
+      if (all_maps)
+        w.put('}');
+      else
+        w.lit("}}");
+      break;
+    }
+    default:
+      w.lit(",\"body\":{\"text\":");
+      write_value(w, b, 1);
+      w.put('}');
+  }
+  w.lit("}\n");
+  set_item(item, start, action_end, w.size(), 1, shared.at, shared.size);
+}
+
 void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   JsonWriter w(out.data);
   const std::size_t base = w.size();
@@ -914,99 +1130,57 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
       if (!fits_output(w.size() - base, sl.log_records.size(), scope_doc_bytes(), sl.log_records.size(),
                        out.stats))
         continue;
-      for (const auto& r : sl.log_records) {
-        const RecordKeys keys = scan_keys(r.attributes);
-        const Route& route = keys.routing ? route_for(r.attributes) : scope_route_.route;
-        const std::string_view id = config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view();
-        const std::size_t start = w.size();
-        std::size_t action_end;
-        SharedAction shared;
-        char* d;
-        constexpr std::size_t kTimestampsRoom = 2 * json::kTimestampRoom + 40;
-        const auto timestamps = [&](char* d) {
-          d = json::lit(d, "{\"@timestamp\":");
-          d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
-          d = json::lit(d, ",\"observed_timestamp\":");
-          return w.timestamp(d, r.observed_time_unix_nano);
-        };
-        if (&route == &scope_route_.route && id.empty() && !config_.share_action_lines) {
-          // The common case: the scope's action line, both timestamps and its
-          // data_stream in one reservation.
-          const CachedRoute& c = scope_route_;
-          d = w.at(json::padded_room(c.action) + json::padded_room(c.data_stream) + kTimestampsRoom);
-          d = json::padded_copy(d, c.action);
-          action_end = w.pos(d);
-          d = json::padded_copy(timestamps(d), c.data_stream);
-          w.done(d);
-        } else {
-          shared = write_action(w, route, id, {});
-          action_end = w.size();
-          w.done(timestamps(w.at(kTimestampsRoom)));
-          write_data_stream(w, route);
-        }
-        if (!r.severity_text.empty()) string_field(w, ",\"severity_text\":", r.severity_text);
-        d = w.at(200);  // severity number and both ids: < 120 bytes
-        if (r.severity_number) {
-          d = json::lit(d, ",\"severity_number\":");
-          d = json::integer(d, r.severity_number);
-        }
-        d = id_field(d, ",\"trace_id\":", r.trace_id);
-        w.done(id_field(d, ",\"span_id\":", r.span_id));
-        bool first = false;
-        write_attributes(w, first, r.attributes, false);
-        if (r.dropped_attributes_count) {
-          w.lit(",\"dropped_attributes_count\":");
-          w.integer(r.dropped_attributes_count);
-        }
-        std::string_view event_name = r.event_name;
-        if (event_name.empty() && keys.event_name && keys.event_name->kind == ValueKind::String)
-          event_name = keys.event_name->string_value;
-        if (!event_name.empty()) string_field(w, ",\"event_name\":", event_name);
-        const AnyValue& b = r.body;
-        // Scalar bodies (the common case): resource, scope, body and the end in one go.
-        if (const std::size_t room = b.kind == ValueKind::Empty ? 0 : scalar_room(b)) {
-          d = json::padded_copy(w.at(json::padded_room(tail_) + room + 24), tail_);
-          d = json::lit(d, ",\"body\":{\"text\":");
-          // String bodies (nearly all logs) inline; other scalars through the switch.
-          d = b.kind == ValueKind::String ? json::string(d, b.string_value) : write_scalar(d, b);
-          w.done(json::lit(d, "}}\n"));
-          push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
-          continue;
-        }
-        w.padded(tail_);
-        switch (b.kind) {
-          case ValueKind::Empty:
-            break;
-          case ValueKind::KvList:
-            w.lit(",\"body\":{\"structured\":");
-            write_value(w, b, 1);
-            w.put('}');
-            break;
-          case ValueKind::Array: {
-            bool all_maps = true;
-            if (b.array)
-              for (const auto& e : *b.array) all_maps = all_maps && e.kind == ValueKind::KvList;
-            if (all_maps)
-              w.lit(",\"body\":{\"structured\":");
-            else
-              w.lit(",\"body\":{\"structured\":{\"value\":");
-            write_value(w, b, 1);
-            if (all_maps)
-              w.put('}');
-            else
-              w.lit("}}");
-            break;
-          }
-          default:
-            w.lit(",\"body\":{\"text\":");
-            write_value(w, b, 1);
-            w.put('}');
-        }
-        w.lit("}\n");
-        push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
-      }
+      encode_scope_logs_otel(w, sl, out);
     }
   }
+}
+
+// Kept out of encode_logs_into, and the scanning path out of it: the record loop then has
+// the registers to itself (inlined there, its cursor and iterators lived on the stack and
+// every attribute waited for a reload: 20 % slower for the same instructions).
+[[gnu::noinline]] void Encoder::encode_scope_logs_otel(JsonWriter& w, const pdata::ScopeLogs& sl,
+                                                       EncodedBatch& out) {
+  // Records are written in one pass until one routes itself; from then on this scope's
+  // records are scanned for routing attributes before they are written.
+  // One item per record, whichever path writes it: sized once, filled in place (a
+  // push_back per record was a call GCC would not inline).
+  const std::size_t first_item = out.items.size();
+  out.items.resize(first_item + sl.log_records.size());
+  EncodedItem* item = out.items.data() + first_item;
+  bool scan_first = config_.logs_dynamic_id;
+  for (const auto& r : sl.log_records) {
+    EncodedItem& it = *item++;
+    if (!scan_first && r.severity_text.size() <= json::kInlineString) [[likely]] {
+      if (write_log_record(w, r, it)) continue;
+      scan_first = true;
+    }
+    write_scanned_log_record(w, r, it);
+  }
+}
+
+// A log record whose attributes are scanned first (routing, `_id`), for any route.
+[[gnu::noinline]] void Encoder::write_scanned_log_record(JsonWriter& w, const pdata::LogRecord& r,
+                                                         EncodedItem& item) {
+  const RecordKeys keys = scan_keys(r.attributes);
+  const Route& route = keys.routing ? route_for(r.attributes) : scope_route_.route;
+  const std::string_view id = config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view();
+  const std::size_t start = w.size();
+  const SharedAction shared = write_action(w, route, id, {});
+  const std::size_t action_end = w.size();
+  char* d = json::lit(w.at(kLogFixedRoom), "{\"@timestamp\":");
+  d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
+  d = json::lit(d, ",\"observed_timestamp\":");
+  w.done(w.timestamp(d, r.observed_time_unix_nano));
+  write_data_stream(w, route);
+  if (!r.severity_text.empty()) string_field(w, ",\"severity_text\":", r.severity_text);
+  d = w.at(kLogFixedRoom);
+  if (r.severity_number) d = json::integer(json::lit(d, ",\"severity_number\":"), r.severity_number);
+  d = id_field(d, ",\"trace_id\":", r.trace_id);
+  w.done(id_field(d, ",\"span_id\":", r.span_id));
+  bool first = false;
+  write_attributes(w, first, r.attributes, false);
+  Cursor c(w);
+  end_log_document(c, w, r, keys.event_name, start, action_end, shared, item);
 }
 
 namespace {

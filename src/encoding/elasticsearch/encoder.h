@@ -24,6 +24,7 @@
 namespace tern::encoding::es {
 
 class JsonWriter;
+class Cursor;
 class FlatDocument;
 
 // How documents are shaped (`mapping.mode`, as the OpenTelemetry Collector names them).
@@ -138,6 +139,8 @@ class Encoder {
     std::string data_stream;  // ,"data_stream":{...} or empty
     // Offset of `action` in the output being written (share_action_lines), npos if not there.
     std::size_t written_at = std::string::npos;
+    // Room for a log document up to its attributes but for severity_text.
+    std::size_t record_room = 0;
     void build();
   };
   // Where an item's action line is when it was not written inline (share_action_lines).
@@ -168,6 +171,16 @@ class Encoder {
   // data_stream, resource and scope.
   std::size_t scope_doc_bytes() const;
   void encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out);
+  // The otel documents of one scope's log records (route, resource and scope cached).
+  void encode_scope_logs_otel(JsonWriter& w, const pdata::ScopeLogs& sl, EncodedBatch& out);
+  void write_scanned_log_record(JsonWriter& w, const pdata::LogRecord& r, EncodedItem& item);
+  // One otel log record on the scope's route in one pass; false (nothing written) when it
+  // carries routing attributes of its own.
+  bool write_log_record(JsonWriter& w, const pdata::LogRecord& r, EncodedItem& item);
+  // An otel log document from after its attributes to its end, and its item.
+  void end_log_document(Cursor& c, JsonWriter& w, const pdata::LogRecord& r,
+                        const pdata::AnyValue* event_attribute, std::size_t start, std::size_t action_end,
+                        SharedAction shared, EncodedItem& item);
   // The scope's `elastic.mapping.mode` attribute (a non-empty string) overrides
   // config_.mode for its items, as in the OpenTelemetry Collector; nullopt for a mode this
   // encoder does not have or config_.allowed_modes leaves out: the scope's items are

@@ -11,16 +11,19 @@ namespace tern::encoding::es::internal {
 
 // Appends the item written at [start, end) whose action line ends at `action_end`.
 // `shared_at`/`shared_size`: the item's action line when it was not written at `start`.
-inline void push_item(EncodedBatch& out, std::size_t start, std::size_t action_end, std::size_t end,
-                      std::uint32_t events, std::uint32_t shared_at = EncodedItem::kInlineAction,
-                      std::uint32_t shared_size = 0) {
-  EncodedItem it;
+inline void set_item(EncodedItem& it, std::size_t start, std::size_t action_end, std::size_t end,
+                     std::uint32_t events, std::uint32_t shared_at = EncodedItem::kInlineAction,
+                     std::uint32_t shared_size = 0) {
   it.offset = static_cast<std::uint32_t>(start);
   it.size = static_cast<std::uint32_t>(end - start) + shared_size;
   it.action_size = static_cast<std::uint32_t>(action_end - start) + shared_size;
   it.events = events;
   it.action_at = shared_at;
-  out.items.push_back(it);
+}
+inline void push_item(EncodedBatch& out, std::size_t start, std::size_t action_end, std::size_t end,
+                      std::uint32_t events, std::uint32_t shared_at = EncodedItem::kInlineAction,
+                      std::uint32_t shared_size = 0) {
+  set_item(out.items.emplace_back(), start, action_end, end, events, shared_at, shared_size);
 }
 
 // A log record's `_id` under logs_dynamic_id: its non-empty `elasticsearch.document_id`.
