@@ -939,11 +939,19 @@ constexpr std::size_t kShortMemberRoom = 2 * json::string_room(kShortMember) + 2
 static_assert(json::string_room(kShortMember) >= json::kDoubleRoom);
 [[gnu::always_inline]] inline bool short_member(Cursor& c, std::string_view key, const AnyValue& v) {
   if ((key.size() | v.string_value.size()) >= kShortMember) return false;  // both below a power of 2
-  char* d = key_colon(c.room(kShortMemberRoom), key);  // not kept unless the value is a scalar
+  char* d = c.room(kShortMemberRoom);
+  *d = '"';
+  d = json::escaped(d + 1, key);  // not kept unless the value is a scalar
+  if (v.kind == ValueKind::String) {  // the quotes around ':' and before ',' go as one store each
+    std::memcpy(d, "\":\"", 4);       // the 4th byte is overwritten
+    d = json::escaped(d + 3, v.string_value);
+    std::memcpy(d, "\",", 2);
+    c.done(d + 2);
+    return true;
+  }
+  std::memcpy(d, "\":", 2);
+  d += 2;
   switch (v.kind) {
-    case ValueKind::String:
-      d = json::string(d, v.string_value);
-      break;
     case ValueKind::Int:
       d = json::integer(d, v.int_value);
       break;
