@@ -259,6 +259,122 @@ TEST(EsRouting, SharedActionLinesReferToTheFirstCopy) {
   EXPECT_EQ(again.items[8].action_at, again.items[7].offset);
 }
 
+// Records are written in one pass; one that turns out to route itself (its routing key may
+// come after attributes already written) is taken back and written on its own route, and
+// the scope's later records are scanned first. Shared action lines stay consistent either
+// way, also when the taken-back record was the one that wrote the scope's action line.
+TEST(EsLogsOnePass, ARecordThatRoutesItselfIsTakenBackAndWrittenOnItsRoute) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  auto& first = f.add();  // 0: routes itself, after two attributes: nothing of it may stay
+  first.attributes.push_back(kv(a, "x", AnyValue::integer(1)));
+  first.attributes.push_back(kv(a, "y", s(a, "z")));
+  first.attributes.push_back(kv(a, "data_stream.namespace", s(a, "own")));
+  f.add().attributes.push_back(kv(a, "x", AnyValue::integer(2)));                // 1: the scope's route
+  f.add();                                                                       // 2: shares 1's
+  f.add().attributes.push_back(kv(a, "elasticsearch.index", s(a, "my-index")));  // 3: own index
+  f.add();                                                                       // 4: scanned, shares 1's
+  const EncodedBatch plain = f.encode();
+  const EncodedBatch b = f.encode(sharing(config()));
+  expect_shared_equivalent(b, plain);
+  EXPECT_EQ(action(plain, 0)["create"]["_index"], "logs-generic.otel-own");
+  EXPECT_EQ(doc(plain, 0)["attributes"], Json::parse(R"({"x":1,"y":"z"})"));
+  EXPECT_EQ(doc(plain, 0)["data_stream"]["namespace"], "own");
+  EXPECT_EQ(action(plain, 1)["create"]["_index"], "logs-generic.otel-default");
+  EXPECT_EQ(action(plain, 3)["create"]["_index"], "my-index");
+  EXPECT_EQ(action(plain, 4)["create"]["_index"], "logs-generic.otel-default");
+  std::vector<bool> shares;
+  for (const auto& it : b.items) shares.push_back(it.shares_action());
+  EXPECT_EQ(shares, (std::vector<bool>{false, false, true, false, true}));
+  EXPECT_EQ(b.items[2].action_at, b.items[1].offset);
+  EXPECT_EQ(b.items[4].action_at, b.items[1].offset);
+
+  // Taken back after records written in one pass, while sharing the scope's action line.
+  LogsFixture g;
+  auto& ga = g.d.arena;
+  g.add();                                                                     // 0: writes it
+  g.add();                                                                     // 1: shares it
+  g.add().attributes.push_back(kv(ga, "data_stream.dataset", s(ga, "mine")));  // 2: taken back
+  g.add();                                                                     // 3: scanned, shares 0's
+  const EncodedBatch g_plain = g.encode();
+  const EncodedBatch g_shared = g.encode(sharing(config()));
+  expect_shared_equivalent(g_shared, g_plain);
+  EXPECT_EQ(action(g_plain, 2)["create"]["_index"], "logs-mine.otel-default");
+  EXPECT_EQ(g_shared.items[3].action_at, g_shared.items[0].offset);
+
+  // With a static index routing keys route nothing: only left out, nothing taken back.
+  const EncodedBatch s1 = f.encode(config("static"));
+  for (std::size_t i = 0; i < s1.size(); ++i) EXPECT_EQ(action(s1, i)["create"]["_index"], "static");
+  EXPECT_EQ(doc(s1, 0)["attributes"], Json::parse(R"({"x":1,"y":"z"})"));
+}
+
+// Keys and string values below 64 bytes take one reservation each; at 64 and beyond, and
+// for values that are no scalar, the writer's general path. Both write the same JSON,
+// escapes and invalid UTF-8 included, next to each other in one record.
+TEST(EsLogsOnePass, ShortAndLongMembersSideBySide) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  auto& r = f.add();
+  const std::string k63(63, 'k'), k64(64, 'K'), v63(63, 'v'), v64(64, 'V');
+  r.attributes.push_back(kv(a, k63, s(a, v63)));
+  r.attributes.push_back(kv(a, k64, s(a, "short")));
+  r.attributes.push_back(kv(a, "short", s(a, v64)));
+  r.attributes.push_back(kv(a, "m", kvlist(a, {kv(a, "in", AnyValue::integer(1))})));
+  r.attributes.push_back(kv(a, "q\"uote", s(a, "tab\there")));
+  r.attributes.push_back(kv(a, "bad", AnyValue::string(a.copy(std::string_view("\xC3(", 2)))));
+  r.attributes.push_back(kv(a, "bytes", AnyValue::bytes(a.copy(std::string_view("\x01\xff", 2)))));
+  r.attributes.push_back(kv(a, "empty", AnyValue{}));
+  r.attributes.push_back(kv(a, "neg", AnyValue::dbl(-0.0)));
+  r.attributes.push_back(kv(a, "big", AnyValue::integer(-1234567890123)));
+  r.attributes.push_back(kv(a, "f", AnyValue::boolean(false)));
+  const EncodedBatch b = f.encode();
+  Json want = Json::object();
+  want[k63] = v63;
+  want[k64] = "short";
+  want["short"] = v64;
+  want["m"] = Json::parse(R"({"in":1})");
+  want["q\"uote"] = "tab\there";
+  want["bad"] = "\xEF\xBF\xBD(";
+  want["bytes"] = "01ff";
+  want["empty"] = nullptr;
+  want["neg"] = -0.0;
+  want["big"] = -1234567890123;
+  want["f"] = false;
+  EXPECT_EQ(doc(b, 0)["attributes"], want);
+  EXPECT_NE(doc_text(b, 0).find(R"("neg":-0.0,)"), std::string::npos) << doc_text(b, 0);
+}
+
+// What the one pass leaves to the general path still comes out in the spec's order:
+// severity_text beyond the inline bound, dropped counts, a long event_name, a map body.
+TEST(EsLogsOnePass, RareFieldsInTheirPlace) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  auto& r = f.add();
+  const std::string long_text(300, 'S'), long_name(300, 'n');
+  r.severity_text = a.copy(long_text);
+  r.severity_number = 9;
+  r.dropped_attributes_count = 2;
+  r.attributes.push_back(kv(a, "event.name", s(a, long_name)));
+  r.body = kvlist(a, {kv(a, "k", s(a, "v"))});
+  auto& r2 = f.add();
+  r2.attributes.push_back(kv(a, "a", AnyValue::integer(1)));
+  r2.dropped_attributes_count = 1;
+  r2.body = AnyValue::integer(7);
+  const EncodedBatch b = f.encode();
+  const auto first = nlohmann::ordered_json::parse(doc_text(b, 0));
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : first.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "@timestamp", "observed_timestamp", "data_stream", "severity_text", "severity_number",
+                      "attributes", "dropped_attributes_count", "event_name", "resource", "scope", "body"}));
+  EXPECT_EQ(doc(b, 0)["severity_text"], long_text);
+  EXPECT_EQ(doc(b, 0)["event_name"], long_name);
+  EXPECT_EQ(doc(b, 0)["attributes"]["event.name"], long_name);
+  EXPECT_EQ(doc(b, 0)["body"]["structured"], Json::parse(R"({"k":"v"})"));
+  EXPECT_EQ(doc(b, 1)["dropped_attributes_count"], 1);
+  EXPECT_EQ(doc(b, 1)["body"]["text"], 7);
+}
+
 TEST(EsTraces, SpanAndEvents) {
   TracesData d;
   auto& a = d.arena;
