@@ -90,8 +90,10 @@ char* escape_span(char* d, const unsigned char* s, std::size_t& i, std::size_t s
 // keeps 0x00-0x1f among themselves, so (x ^ 2) < 0x21 holds exactly for those
 // and for the bytes >= 0x80 (negative as int8). Backslash takes its own compare.
 inline unsigned special16(__m128i x) {
+  // (x ^ 2) < 0x21 is the sign of the saturating (x ^ 2) - 0x21, which movemask reads as it
+  // is; written as a compare, GCC compared the other way round and inverted (two more ops).
   const __m128i special =
-      _mm_or_si128(_mm_cmplt_epi8(_mm_xor_si128(x, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x21)),
+      _mm_or_si128(_mm_subs_epi8(_mm_xor_si128(x, _mm_set1_epi8(0x02)), _mm_set1_epi8(0x21)),
                    _mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
   return static_cast<unsigned>(_mm_movemask_epi8(special));
 }
@@ -125,7 +127,8 @@ constexpr std::size_t kPage = 4096;
   if (n - 1 < 15 && (reinterpret_cast<std::uintptr_t>(p) & (kPage - 1)) <= kPage - 16) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     // No special byte among the first n: the lowest set bit (bit 16 when none) is at n or beyond.
-    if (static_cast<std::size_t>(__builtin_ctz(special16(x) | 0x10000u)) >= n) {
+    // Unsigned all the way: an int from ctz was sign-extended before the compare.
+    if (static_cast<unsigned>(__builtin_ctz(special16(x) | 0x10000u)) >= static_cast<unsigned>(n)) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(d), x);  // room: escaped_room(n) >= 16
       return d + n;
     }
