@@ -908,7 +908,7 @@ namespace {
 // the lengths below, and doubles of kGeoKeyMin bytes or more (geo points), can mean
 // anything: one test rules out nearly every attribute before any key is compared.
 enum class KeyRole : std::uint8_t { Plain, EventName, Routing, Excluded, Geo };
-constexpr std::uint32_t kRoleLengths = 1u << 10 | 1u << 16 | 1u << 19 | 1u << 21 | 1u << 25 | 1u << 27;
+constexpr std::uint64_t kRoleLengths = 1u << 10 | 1u << 16 | 1u << 19 | 1u << 21 | 1u << 25 | 1u << 27;
 static_assert(std::string_view("event.name").size() == 10 &&
               std::string_view("data_stream.type").size() == 16 &&
               std::string_view("elasticsearch.index").size() == 19 &&
@@ -917,7 +917,9 @@ static_assert(std::string_view("event.name").size() == 10 &&
               std::string_view("elasticsearch.mapping.hints").size() == 27);
 [[gnu::always_inline]] inline bool may_have_role(const KeyValue& kv) {
   const std::size_t n = kv.key.size();
-  return (n < 32 && (kRoleLengths >> n & 1)) || (n >= kGeoKeyMin && kv.value.kind == ValueKind::Double);
+  // Lengths taken modulo 64 (one bit test): a longer key that lands on a bit only costs a
+  // key_role() that finds nothing.
+  return (kRoleLengths >> (n & 63) & 1) || (n >= kGeoKeyMin && kv.value.kind == ValueKind::Double);
 }
 KeyRole key_role(const Attributes& attrs, const KeyValue& kv) {
   const std::string_view k = kv.key;

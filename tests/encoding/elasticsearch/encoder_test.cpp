@@ -327,8 +327,11 @@ TEST(EsLogsOnePass, ShortAndLongMembersSideBySide) {
   r.attributes.push_back(kv(a, "neg", AnyValue::dbl(-0.0)));
   r.attributes.push_back(kv(a, "big", AnyValue::integer(-1234567890123)));
   r.attributes.push_back(kv(a, "f", AnyValue::boolean(false)));
+  const std::string k74(74, 'L');  // 64 + 10: its length passes the role test modulo 64
+  r.attributes.push_back(kv(a, k74, AnyValue::integer(74)));
   const EncodedBatch b = f.encode();
   Json want = Json::object();
+  want[k74] = 74;
   want[k63] = v63;
   want[k64] = "short";
   want["short"] = v64;
