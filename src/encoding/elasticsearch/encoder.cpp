@@ -73,37 +73,36 @@ inline void field(JsonWriter& w, bool& first, const char (&quoted_key_colon)[K])
   w.lit(quoted_key_colon);
 }
 
-// `"key":` for a key of at most json::kInlineString bytes. Room: string_room(key) + 1.
-[[gnu::always_inline]] inline char* key_colon(char* d, std::string_view key) {
-  d = json::string(d, key);
-  *d++ = ':';
-  return d;
-}
-
 void write_value(JsonWriter& w, const AnyValue& v, int depth);
 
-// `"key":value,` through the cursor when the key is short and the value a scalar (a string
-// of at most json::kInlineString bytes, an integer, double or bool): one reservation and
-// one switch. False, with nothing written, for everything else.
-[[gnu::always_inline]] inline bool scalar_member(Cursor& c, std::string_view key, const AnyValue& v) {
-  if (key.size() > json::kInlineString) return false;
-  // Room for the quoted key, ':' and ','; each case adds its value's room.
-  const std::size_t room = json::string_room(key.size()) + 2;
-  char* d;
+// `"key":value,` through the cursor for a scalar whose key and (string) value are shorter
+// than kShortMember bytes: one constant reservation, the lengths tested at once. False, with
+// nothing written, for everything else.
+constexpr std::size_t kShortMember = 64;
+constexpr std::size_t kShortMemberRoom = 2 * json::string_room(kShortMember) + 2;
+static_assert(json::string_room(kShortMember) >= json::kDoubleRoom);
+[[gnu::always_inline]] inline bool short_member(Cursor& c, std::string_view key, const AnyValue& v) {
+  if ((key.size() | v.string_value.size()) >= kShortMember) return false;  // both below a power of 2
+  char* d = c.room(kShortMemberRoom);
+  *d = '"';
+  d = json::escaped(d + 1, key);      // not kept unless the value is a scalar
+  if (v.kind == ValueKind::String) {  // the quotes around ':' and before ',' go as one store each
+    std::memcpy(d, "\":\"", 4);       // the 4th byte is overwritten
+    d = json::escaped(d + 3, v.string_value);
+    std::memcpy(d, "\",", 2);
+    c.done(d + 2);
+    return true;
+  }
+  std::memcpy(d, "\":", 2);
+  d += 2;
   switch (v.kind) {
-    case ValueKind::String:
-      if (v.string_value.size() > json::kInlineString) return false;
-      d = key_colon(c.room(room + json::string_room(v.string_value.size())), key);
-      d = json::string(d, v.string_value);
-      break;
     case ValueKind::Int:
-      d = json::integer(key_colon(c.room(room + json::kIntegerRoom), key), v.int_value);
+      d = json::integer(d, v.int_value);
       break;
     case ValueKind::Double:
-      d = json::dbl(key_colon(c.room(room + json::kDoubleRoom), key), v.double_value);
+      d = json::dbl(d, v.double_value);
       break;
     case ValueKind::Bool:
-      d = key_colon(c.room(room + 5), key);
       d = v.bool_value ? json::lit(d, "true") : json::lit(d, "false");
       break;
     default:
@@ -119,7 +118,7 @@ void write_value(JsonWriter& w, const AnyValue& v, int depth);
 void write_members(JsonWriter& w, const pdata::Vec<KeyValue>& kv, int depth) {
   Cursor c(w);
   for (const auto& e : kv) {
-    if (scalar_member(c, e.key, e.value)) continue;
+    if (short_member(c, e.key, e.value)) continue;
     c.sync();
     w.string(e.key);
     w.put(':');
@@ -757,7 +756,7 @@ void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& att
         continue;
       }
     }
-    if (scalar_member(c, key, v)) continue;
+    if (short_member(c, key, v)) continue;
     c.sync();
     w.string(key);
     w.put(':');
@@ -931,44 +930,6 @@ KeyRole key_role(const Attributes& attrs, const KeyValue& kv) {
   if (kv.value.kind == ValueKind::Double)
     if (const int half = geo_half(k, pl); half && geo_partner(attrs, kv, pl, half)) return KeyRole::Geo;
   return KeyRole::Plain;
-}
-
-// `"key":value,` through the cursor for a scalar whose key and (string) value are shorter
-// than kShortMember bytes: one constant reservation, the lengths tested at once. False, with
-// nothing written, for everything else.
-constexpr std::size_t kShortMember = 64;
-constexpr std::size_t kShortMemberRoom = 2 * json::string_room(kShortMember) + 2;
-static_assert(json::string_room(kShortMember) >= json::kDoubleRoom);
-[[gnu::always_inline]] inline bool short_member(Cursor& c, std::string_view key, const AnyValue& v) {
-  if ((key.size() | v.string_value.size()) >= kShortMember) return false;  // both below a power of 2
-  char* d = c.room(kShortMemberRoom);
-  *d = '"';
-  d = json::escaped(d + 1, key);  // not kept unless the value is a scalar
-  if (v.kind == ValueKind::String) {  // the quotes around ':' and before ',' go as one store each
-    std::memcpy(d, "\":\"", 4);       // the 4th byte is overwritten
-    d = json::escaped(d + 3, v.string_value);
-    std::memcpy(d, "\",", 2);
-    c.done(d + 2);
-    return true;
-  }
-  std::memcpy(d, "\":", 2);
-  d += 2;
-  switch (v.kind) {
-    case ValueKind::Int:
-      d = json::integer(d, v.int_value);
-      break;
-    case ValueKind::Double:
-      d = json::dbl(d, v.double_value);
-      break;
-    case ValueKind::Bool:
-      d = v.bool_value ? json::lit(d, "true") : json::lit(d, "false");
-      break;
-    default:
-      return false;
-  }
-  *d++ = ',';
-  c.done(d);
-  return true;
 }
 
 }  // namespace
