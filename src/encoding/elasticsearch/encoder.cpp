@@ -1026,8 +1026,13 @@ KeyRole key_role(const Attributes& attrs, const KeyValue& kv) {
   if (event_name.empty() && event_attribute && event_attribute->kind == ValueKind::String)
     event_name = event_attribute->string_value;
   const AnyValue& b = r.body;
-  // Scalar bodies (the common case): resource, scope, body and the end in one go.
-  const std::size_t room = b.kind == ValueKind::Empty ? 0 : scalar_room(b);
+  // Scalar bodies (the common case): resource, scope, body and the end in one go. String
+  // bodies (nearly all logs) are sized without scalar_room's switch.
+  const std::size_t room =
+      b.kind == ValueKind::String
+          ? (b.string_value.size() <= json::kInlineString ? json::string_room(b.string_value.size()) : 0)
+      : b.kind == ValueKind::Empty ? 0
+                                   : scalar_room(b);
   if (room && !r.dropped_attributes_count && event_name.size() <= json::kInlineString) [[likely]] {
     char* d = c.room(json::string_room(event_name.size()) + json::padded_room(tail_) + room + 40);
     if (!event_name.empty()) d = json::string(json::lit(d, ",\"event_name\":"), event_name);
