@@ -31,10 +31,13 @@ using pdata::KeyValue;
 using pdata::ValueKind;
 
 constexpr std::uint32_t kNone = 0xffffffffu;
-// Room for a log document's fixed part beyond the scope's action line and data_stream:
-// both timestamps and their keys, severity_number, trace_id, span_id and ",\"attributes\":{".
+// Room for a log document's fixed part beyond the scope's action line and data_stream and
+// severity_text's value: every key it may write (sizeof counts one byte more each), both
+// timestamps, severity_number and the two ids in hex with their quotes.
 constexpr std::size_t kLogFixedRoom =
-    2 * json::kTimestampRoom + 40 + 20 + json::kIntegerRoom + 2 * 16 + 34 + 40;
+    sizeof("{\"@timestamp\":") + sizeof(",\"observed_timestamp\":") + 2 * json::kTimestampRoom +
+    sizeof(",\"severity_text\":") + sizeof(",\"severity_number\":") + json::kIntegerRoom +
+    sizeof(",\"trace_id\":") + 2 * 16 + 2 + sizeof(",\"span_id\":") + 2 * 8 + 2 + sizeof(",\"attributes\":{");
 
 // Deeper AnyValue nesting is written as null: bounds recursion on hostile input.
 constexpr int kMaxDepth = 64;
@@ -74,6 +77,14 @@ inline void field(JsonWriter& w, bool& first, const char (&quoted_key_colon)[K])
 }
 
 void write_value(JsonWriter& w, const AnyValue& v, int depth);
+
+// `"key":value,` through the writer, for any key and value (what short_member leaves).
+inline void long_member(JsonWriter& w, std::string_view key, const AnyValue& v, int depth) {
+  w.string(key);
+  w.put(':');
+  write_value(w, v, depth);
+  w.put(',');
+}
 
 // `"key":value,` through the cursor for a scalar whose key and (string) value are shorter
 // than kShortMember bytes: one constant reservation, the lengths tested at once. False, with
@@ -120,10 +131,7 @@ void write_members(JsonWriter& w, const pdata::Vec<KeyValue>& kv, int depth) {
   for (const auto& e : kv) {
     if (short_member(c, e.key, e.value)) continue;
     c.sync();
-    w.string(e.key);
-    w.put(':');
-    write_value(w, e.value, depth + 1);
-    w.put(',');
+    long_member(w, e.key, e.value, depth + 1);
     c.reload();
   }
   c.sync();
@@ -993,10 +1001,7 @@ KeyRole key_role(const Attributes& attrs, const KeyValue& kv) {
       }
       if (short_member(c, kv.key, kv.value)) continue;
       c.sync();
-      w.string(kv.key);
-      w.put(':');
-      write_value(w, kv.value, 1);
-      w.put(',');
+      long_member(w, kv.key, kv.value, 1);
       c.reload();
     }
     if (any_geo) {
