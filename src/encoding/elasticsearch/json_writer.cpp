@@ -302,7 +302,7 @@ char* dbl_general(char* d, double v) {
   return e + 2;
 }
 
-char* hex(char* d, const std::uint8_t* b, std::size_t n) {
+char* hex_bytes(char* d, const std::uint8_t* b, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) std::memcpy(d + 2 * i, &kHexPairs[2 * b[i]], 2);
   return d + 2 * n;
 }
@@ -310,27 +310,42 @@ char* hex(char* d, const std::uint8_t* b, std::size_t n) {
 }  // namespace json
 
 char* JsonWriter::format_timestamp(char* d, std::uint64_t ns) {
-  char* const begin = d;
   const std::uint64_t ms = ns / 1000000;
   const auto rem = static_cast<std::uint32_t>(ns % 1000000);
   if (ms != ts_ms_) {
-    ts_len_ = static_cast<std::size_t>(std::to_chars(ts_digits_, ts_digits_ + sizeof ts_digits_, ms).ptr -
-                                       ts_digits_);
+    // The timestamps of a batch are close (spans a second apart, records of one minute):
+    // while the leading digits stay, only the last six (a quarter of an hour) are written.
+    // A high part of 0 has no digits before the six, which would then be zero-padded.
+    const std::uint64_t high = ms / kMsLow;
+    if (high == ts_ms_high_ && high != 0) {
+      const auto low = static_cast<std::uint32_t>(ms % kMsLow);
+      char* t = ts_digits_ + ts_len_ - 6;
+      std::memcpy(t, &kDigitPairs[2 * (low / 10000)], 2);
+      std::memcpy(t + 2, &kDigitPairs[2 * (low / 100 % 100)], 2);
+      std::memcpy(t + 4, &kDigitPairs[2 * (low % 100)], 2);
+    } else {
+      ts_len_ = static_cast<std::size_t>(std::to_chars(ts_digits_, ts_digits_ + sizeof ts_digits_, ms).ptr -
+                                         ts_digits_);
+      ts_ms_high_ = high;
+    }
     ts_ms_ = ms;
   }
-  *d++ = '"';
-  std::memcpy(d, ts_digits_, sizeof ts_digits_);  // fixed size: a few moves; the excess is overwritten
-  d += ts_len_;
-  *d++ = '.';
-  std::memcpy(d, &kDigitPairs[2 * (rem / 10000)], 2);
-  std::memcpy(d + 2, &kDigitPairs[2 * (rem / 100 % 100)], 2);
-  std::memcpy(d + 4, &kDigitPairs[2 * (rem % 100)], 2);
-  d[6] = '"';
-  d += 7;
+  // Written into the cache, then copied out as timestamp() copies a cached one: fixed
+  // sizes, no call.
+  char* t = ts_text_;
+  *t++ = '"';
+  std::memcpy(t, ts_digits_, sizeof ts_digits_);  // the excess is overwritten
+  t += ts_len_;
+  *t++ = '.';
+  std::memcpy(t, &kDigitPairs[2 * (rem / 10000)], 2);
+  std::memcpy(t + 2, &kDigitPairs[2 * (rem / 100 % 100)], 2);
+  std::memcpy(t + 4, &kDigitPairs[2 * (rem % 100)], 2);
+  t[6] = '"';
+  t += 7;
   ts_ns_ = ns;
-  ts_text_len_ = static_cast<std::size_t>(d - begin);  // <= 1 + 20 + 8 < sizeof ts_text_
-  std::memcpy(ts_text_, begin, ts_text_len_);
-  return d;
+  ts_text_len_ = static_cast<std::size_t>(t - ts_text_);  // <= 1 + 20 + 8 < sizeof ts_text_
+  std::memcpy(d, ts_text_, sizeof ts_text_);              // room: kTimestampRoom
+  return d + ts_text_len_;
 }
 
 }  // namespace tern::encoding::es

@@ -240,8 +240,33 @@ inline char* dbl(char* d, double v) {
   }
   return dbl_general(d, v);
 }
-// Lowercase hex of n bytes. Room: 2 * n.
-char* hex(char* d, const std::uint8_t* b, std::size_t n);
+// Lowercase hex of n bytes, a table lookup per byte (hex() takes the ones SSE2 leaves).
+char* hex_bytes(char* d, const std::uint8_t* b, std::size_t n);
+#if defined(__SSE2__)
+// Sixteen nibbles (0-15) as their lowercase hex digits: '0' + x, and 'a' - '0' - 10 more
+// above 9.
+inline __m128i hex_digits(__m128i nibbles) {
+  const __m128i above9 = _mm_cmpgt_epi8(nibbles, _mm_set1_epi8(9));
+  return _mm_add_epi8(_mm_add_epi8(nibbles, _mm_set1_epi8('0')),
+                      _mm_and_si128(above9, _mm_set1_epi8('a' - '0' - 10)));
+}
+#endif
+// Lowercase hex of n bytes. Room: 2 * n. Trace and span ids (16 and 8 bytes) go through
+// one or two SSE2 blocks: a table lookup per byte was 8 instructions a byte, and every
+// span and most log records carry 24 bytes of ids.
+inline char* hex(char* d, const std::uint8_t* b, std::size_t n) {
+#if defined(__SSE2__)
+  const __m128i low4 = _mm_set1_epi8(0x0f);
+  for (; n >= 8; n -= 8, b += 8, d += 16) {  // reads exactly the 8 bytes it writes out
+    const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b));
+    const __m128i high = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
+    const __m128i pairs = _mm_unpacklo_epi8(high, _mm_and_si128(v, low4));  // high digit first
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d), hex_digits(pairs));
+  }
+  if (n == 0) return d;
+#endif
+  return hex_bytes(d, b, n);
+}
 
 }  // namespace json
 
@@ -348,7 +373,8 @@ class JsonWriter {
   // and the epoch_ms digits of the last one formatted (or share the ms).
   // They start as the text of 0, not as a sentinel value: every uint64 is a
   // timestamp the caches may be asked for (UINT64_MAX came out empty once).
-  std::uint64_t ts_ns_ = 0, ts_ms_ = 0;
+  static constexpr std::uint64_t kMsLow = 1000000;        // the last six digits of epoch_ms
+  std::uint64_t ts_ns_ = 0, ts_ms_ = 0, ts_ms_high_ = 0;  // ts_ms_high_: ts_ms_ / kMsLow
   char ts_text_[32] = "\"0.000000\"";
   std::size_t ts_text_len_ = 10;
   char ts_digits_[24] = "0";

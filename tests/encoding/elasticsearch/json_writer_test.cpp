@@ -19,6 +19,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "test_util.h"
 
@@ -398,6 +399,65 @@ TEST(EsJsonWriter, EncoderTimestampsChangeBetweenRecords) {
     EXPECT_EQ(doc(b, i)["@timestamp"], want[i]) << i;
     EXPECT_EQ(doc(b, i)["observed_timestamp"], "7000.000007") << i;
   }
+}
+
+// Timestamps that move by seconds, minutes and days, back and forth, across the window of
+// six epoch_ms digits the writer rewrites in place (and below it: no leading digits to
+// keep), each compared with printf's.
+TEST(EsJsonWriter, TimestampDigitsAcrossTheSixDigitWindow) {
+  std::string out;
+  JsonWriter w(out);
+  auto want = [](std::uint64_t ns) {
+    char b[48];
+    std::snprintf(b, sizeof b, "\"%llu.%06llu\"", static_cast<unsigned long long>(ns / 1000000),
+                  static_cast<unsigned long long>(ns % 1000000));
+    return std::string(b);
+  };
+  std::vector<std::uint64_t> times;
+  const std::uint64_t base = 1721314999000000000ull;  // epoch_ms ...999000: a high-part change ahead
+  for (int i = 0; i < 2000; ++i) times.push_back(base + static_cast<std::uint64_t>(i) * 1000000000ull / 7);
+  const std::uint64_t edges[] = {0,
+                                 999999999999,
+                                 1000000000000,
+                                 999999000000,
+                                 1000000000000000,
+                                 1000000999999999,
+                                 base,
+                                 base - 1,
+                                 base + 1000000000000ull,
+                                 ~std::uint64_t{0},
+                                 ~std::uint64_t{0} - 1000000,
+                                 5};
+  for (std::uint64_t t : edges) times.push_back(t);
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    const std::uint64_t step = std::uint64_t{1} << (rng() % 50);
+    times.push_back(rng() % 2 ? times.back() + rng() % step : times.back() - rng() % step);
+  }
+  for (std::uint64_t t : times) ASSERT_EQ(ts(w, t), want(t)) << t;
+}
+
+// Ids in hex (SSE2 blocks of 8 bytes, a table for the rest) against a byte-at-a-time
+// reference, at every length up to 40 and every byte value.
+TEST(EsJsonWriter, HexAtEveryLengthAndByteValue) {
+  auto reference = [](const std::uint8_t* b, std::size_t n) {
+    std::string o;
+    for (std::size_t i = 0; i < n; ++i) {
+      o += "0123456789abcdef"[b[i] >> 4];
+      o += "0123456789abcdef"[b[i] & 15];
+    }
+    return o;
+  };
+  std::vector<std::uint8_t> bytes(256);
+  for (int i = 0; i < 256; ++i) bytes[i] = static_cast<std::uint8_t>(i * 97 + 13);  // all 256, mixed
+  for (std::size_t at = 0; at + 40 <= bytes.size(); at += 9)
+    for (std::size_t n = 0; n <= 40; ++n) {
+      std::string buf(2 * n + 16, '#');
+      char* end = json::hex(buf.data(), bytes.data() + at, n);
+      ASSERT_EQ(end - buf.data(), static_cast<std::ptrdiff_t>(2 * n));
+      ASSERT_EQ(buf.substr(0, 2 * n), reference(bytes.data() + at, n)) << at << " " << n;
+      ASSERT_EQ(buf.substr(2 * n), std::string(16, '#')) << "wrote past 2n: " << n;
+    }
 }
 
 // The writer grows the string in chunks and trims it; appending to a batch that
