@@ -42,9 +42,11 @@ constexpr std::size_t kLogFixedRoom =
 // Deeper AnyValue nesting is written as null: bounds recursion on hostile input.
 constexpr int kMaxDepth = 64;
 
-// `key` then the id in hex, unless the id is all zero. Room: K + 2 * N + 2.
+// `key` then the id in hex, unless the id is all zero. Room: K + 2 * N + 2. Inlined: the
+// zero test is all a log record without trace context needs, less than a call.
 template <std::size_t K, std::size_t N>
-char* id_field(char* d, const char (&key)[K], const std::array<std::uint8_t, N>& id) {
+[[gnu::always_inline]] inline char* id_field(char* d, const char (&key)[K],
+                                             const std::array<std::uint8_t, N>& id) {
   if (pdata::is_zero(id)) return d;
   d = json::lit(d, key);
   *d++ = '"';
@@ -928,7 +930,7 @@ static_assert(std::string_view("event.name").size() == 10 &&
   // key_role() that finds nothing.
   return (kRoleLengths >> (n & 63) & 1) || (n >= kGeoKeyMin && kv.value.kind == ValueKind::Double);
 }
-KeyRole key_role(const Attributes& attrs, const KeyValue& kv) {
+[[gnu::always_inline]] inline KeyRole key_role(const Attributes& attrs, const KeyValue& kv) {
   const std::string_view k = kv.key;
   if (k == "event.name") return KeyRole::EventName;
   if (k == "elasticsearch.index" || k == "data_stream.dataset" || k == "data_stream.namespace")
@@ -941,6 +943,71 @@ KeyRole key_role(const Attributes& attrs, const KeyValue& kv) {
 }
 
 }  // namespace
+
+// The attributes of a log record or span, `c` just past `,"attributes":{`, up to and with
+// their `}`. One test (may_have_role) clears nearly every attribute of the roles a key can
+// have before it is written through the cursor.
+[[gnu::always_inline]] inline bool Encoder::write_one_pass_attributes(Cursor& c, JsonWriter& w,
+                                                                      const Attributes& attrs,
+                                                                      const AnyValue** event_attribute) {
+  bool any_geo = false;
+  for (const auto& kv : attrs) {
+    if (may_have_role(kv)) [[unlikely]] {
+      switch (key_role(attrs, kv)) {
+        case KeyRole::Plain:
+          break;
+        case KeyRole::EventName:
+          if (event_attribute && !*event_attribute) *event_attribute = &kv.value;
+          break;  // and written as an attribute too
+        case KeyRole::Routing:
+          if (static_index_.empty()) return false;  // the document has a route of its own
+          continue;                                 // a static index: only excluded
+        case KeyRole::Excluded:
+          continue;
+        case KeyRole::Geo:
+          any_geo = true;  // written merged, after the other attributes
+          continue;
+      }
+    }
+    if (short_member(c, kv.key, kv.value)) continue;
+    c.sync();
+    long_member(w, kv.key, kv.value, 1);
+    c.reload();
+  }
+  if (any_geo) {
+    c.sync();
+    write_geo_points(w, attrs);
+    c.reload();
+  }
+  char* d = c.room(1);
+  if (d[-1] == ',')
+    d[-1] = '}';  // the last attribute's comma
+  else
+    *d++ = '}';  // every attribute was excluded
+  c.done(d);
+  return true;
+}
+
+// The action line of a document starting at `start` on a cached route: copied, or shared
+// (`shared` says where) when config_.share_action_lines and the output already has it.
+[[gnu::always_inline]] inline char* Encoder::inline_action(char* d, CachedRoute& route, std::size_t start,
+                                                           SharedAction& shared) {
+  if (config_.share_action_lines && route.written_at != std::string::npos) {
+    shared = {static_cast<std::uint32_t>(route.written_at), static_cast<std::uint32_t>(route.action.size())};
+    shared_action_bytes_ += route.action.size();
+    return d;
+  }
+  if (config_.share_action_lines) route.written_at = start;
+  return json::padded_copy(d, route.action);
+}
+
+// A document started at `start` on `route`'s action line, taken back: as if it had not been
+// started.
+void Encoder::take_back(JsonWriter& w, CachedRoute& route, std::size_t start, SharedAction shared) {
+  w.truncate(start);
+  if (route.written_at == start) route.written_at = std::string::npos;
+  shared_action_bytes_ -= shared.size;
+}
 
 // The common log record in one pass (otel mode, the scope's route, no `_id`): the document
 // is written as its attributes are read, through one cursor kept in registers from the
@@ -955,13 +1022,7 @@ KeyRole key_role(const Attributes& attrs, const KeyValue& kv) {
   char* d = c.room(route.record_room + json::string_room(r.severity_text.size()));
   const std::size_t start = w.pos(d);
   SharedAction shared;
-  if (config_.share_action_lines && route.written_at != std::string::npos) {
-    shared = {static_cast<std::uint32_t>(route.written_at), static_cast<std::uint32_t>(route.action.size())};
-    shared_action_bytes_ += route.action.size();
-  } else {
-    if (config_.share_action_lines) route.written_at = start;
-    d = json::padded_copy(d, route.action);
-  }
+  d = inline_action(d, route, start, shared);
   const std::size_t action_end = w.pos(d);
   d = json::lit(d, "{\"@timestamp\":");
   d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
@@ -973,49 +1034,14 @@ KeyRole key_role(const Attributes& attrs, const KeyValue& kv) {
   d = id_field(d, ",\"trace_id\":", r.trace_id);
   d = id_field(d, ",\"span_id\":", r.span_id);
   const AnyValue* event_attribute = nullptr;
+  c.done(d);
   if (!r.attributes.empty()) {
     c.done(json::lit(d, ",\"attributes\":{"));
-    bool any_geo = false;
-    for (const auto& kv : r.attributes) {
-      if (may_have_role(kv)) [[unlikely]] {
-        switch (key_role(r.attributes, kv)) {
-          case KeyRole::Plain:
-            break;
-          case KeyRole::EventName:
-            if (!event_attribute) event_attribute = &kv.value;
-            break;  // and written as an attribute too
-          case KeyRole::Routing:
-            if (static_index_.empty()) {  // as if this record had not been started
-              w.truncate(start);
-              if (route.written_at == start) route.written_at = std::string::npos;
-              shared_action_bytes_ -= shared.size;
-              return false;
-            }
-            continue;  // a static index: only excluded
-          case KeyRole::Excluded:
-            continue;
-          case KeyRole::Geo:
-            any_geo = true;  // written merged, after the other attributes
-            continue;
-        }
-      }
-      if (short_member(c, kv.key, kv.value)) continue;
-      c.sync();
-      long_member(w, kv.key, kv.value, 1);
-      c.reload();
+    if (!write_one_pass_attributes(c, w, r.attributes, &event_attribute)) {
+      take_back(w, route, start, shared);
+      return false;
     }
-    if (any_geo) {
-      c.sync();
-      write_geo_points(w, r.attributes);
-      c.reload();
-    }
-    d = c.room(1);
-    if (d[-1] == ',')
-      d[-1] = '}';  // the last attribute's comma
-    else
-      *d++ = '}';  // every attribute was excluded
   }
-  c.done(d);
   end_log_document(c, w, r, event_attribute, start, action_end, shared, item);
   return true;
 }
@@ -1209,112 +1235,210 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
       std::size_t docs = ss.spans.size();  // and a document per span event
       for (const auto& s : ss.spans) docs += s.events.size();
       if (!fits_output(w.size() - base, docs, scope_doc_bytes(), docs, out.stats)) continue;
-      for (const auto& s : ss.spans) {
-        std::size_t start, action_end;
-        SharedAction shared;
-        {
-          const Route& route = route_for(s.attributes);
-          start = w.size();
-          shared = write_action(w, route, {}, {});
-          action_end = w.size();
-          char* d = w.at(json::kTimestampRoom + 16);
-          d = json::lit(d, "{\"@timestamp\":");
-          w.done(w.timestamp(d, s.start_time_unix_nano));
-          write_data_stream(w, route);
-        }
-        char* d = w.at(100);  // both ids: < 90 bytes
-        d = id_field(d, ",\"trace_id\":", s.trace_id);
-        w.done(id_field(d, ",\"span_id\":", s.span_id));
-        if (!s.trace_state.empty()) string_field(w, ",\"trace_state\":", s.trace_state);
-        id_field(w, ",\"parent_span_id\":", s.parent_span_id);
-        if (!s.name.empty()) string_field(w, ",\"name\":", s.name);
-        d = w.at(80);  // kind and duration: < 60 bytes
-        d = write_kind(d, s.kind);
-        d = json::lit(d, ",\"duration\":");
-        // Unsigned wrap then signed view: end < start gives a negative duration, no UB.
-        w.done(json::integer(d, static_cast<std::int64_t>(s.end_time_unix_nano - s.start_time_unix_nano)));
-        bool first = false;
-        write_attributes(w, first, s.attributes, false);
-        if (s.dropped_attributes_count) {
-          w.lit(",\"dropped_attributes_count\":");
-          w.integer(s.dropped_attributes_count);
-        }
-        if (s.dropped_events_count) {
-          w.lit(",\"dropped_events_count\":");
-          w.integer(s.dropped_events_count);
-        }
-        w.lit(",\"links\":[");
-        for (std::size_t i = 0; i < s.links.size(); ++i) {
-          const auto& l = s.links[i];
-          if (i) w.put(',');
-          w.put('{');
-          bool lf = true;
-          if (!pdata::is_zero(l.trace_id)) {
-            field(w, lf, "\"trace_id\":\"");
-            w.hex(l.trace_id.data(), 16);
-            w.put('"');
-          }
-          if (!pdata::is_zero(l.span_id)) {
-            field(w, lf, "\"span_id\":\"");
-            w.hex(l.span_id.data(), 8);
-            w.put('"');
-          }
-          if (!l.trace_state.empty()) {
-            field(w, lf, "\"trace_state\":");
-            w.string(l.trace_state);
-          }
-          write_attributes(w, lf, l.attributes, false);
-          if (l.dropped_attributes_count) {
-            field(w, lf, "\"dropped_attributes_count\":");
-            w.integer(l.dropped_attributes_count);
-          }
-          w.put('}');
-        }
-        w.put(']');
-        if (s.dropped_links_count) {
-          w.lit(",\"dropped_links_count\":");
-          w.integer(s.dropped_links_count);
-        }
-        w.lit(",\"status\":{");
-        bool sf = true;
-        if (!s.status.message.empty()) {
-          field(w, sf, "\"message\":");
-          w.string(s.status.message);
-        }
-        if (s.status.code == pdata::StatusCode::Ok) field(w, sf, "\"code\":\"Ok\"");
-        if (s.status.code == pdata::StatusCode::Error) field(w, sf, "\"code\":\"Error\"");
-        d = json::lit(w.at(json::padded_room(tail_) + 3), "}");
-        d = json::padded_copy(d, tail_);
-        w.done(json::lit(d, "}\n"));
-        push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
-
-        for (const auto& e : s.events) {
-          const Route& route = event_route_for(e.attributes);
-          start = w.size();
-          shared = write_action(w, route, {}, {});
-          action_end = w.size();
-          w.lit("{\"@timestamp\":");
-          w.timestamp(e.time_unix_nano);
-          write_data_stream(w, route);
-          id_field(w, ",\"trace_id\":", s.trace_id);
-          id_field(w, ",\"span_id\":", s.span_id);
-          if (e.dropped_attributes_count) {
-            w.lit(",\"dropped_attributes_count\":");
-            w.integer(e.dropped_attributes_count);
-          }
-          if (!e.name.empty()) {
-            w.lit(",\"event_name\":");
-            w.string(e.name);
-          }
-          bool ef = false;
-          write_attributes(w, ef, e.attributes, false, e.name);
-          w.padded(tail_);
-          w.lit("}\n");
-          push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
-        }
-      }
+      encode_scope_spans_otel(w, ss, docs, out);
     }
   }
+}
+
+// Kept out of encode_traces_into, as encode_scope_logs_otel is: the span loop has the
+// registers to itself. Spans are written in one pass until one routes itself; from then on
+// this scope's spans are scanned for routing attributes first. Items: one per span and per
+// event, sized once and filled in place.
+[[gnu::noinline]] void Encoder::encode_scope_spans_otel(JsonWriter& w, const pdata::ScopeSpans& ss,
+                                                        std::size_t docs, EncodedBatch& out) {
+  const std::size_t first_item = out.items.size();
+  out.items.resize(first_item + docs);
+  EncodedItem* item = out.items.data() + first_item;
+  bool scan_first = false;
+  for (const auto& s : ss.spans) {
+    EncodedItem& it = *item++;
+    bool written = false;
+    if (!scan_first && s.name.size() <= json::kInlineString && s.trace_state.size() <= json::kInlineString)
+        [[likely]] {
+      written = write_span(w, s, it);
+      scan_first = !written;
+    }
+    if (!written) write_scanned_span(w, s, it);
+    if (!s.events.empty()) item = write_span_events(w, s, item);
+  }
+}
+
+namespace {
+// A span document's room up to its attributes, but for the values of trace_state and name:
+// every key it may write (sizeof counts one byte more each), the timestamp, three ids in
+// hex with their quotes, the longest kind and the duration.
+constexpr std::size_t kSpanFixedRoom =
+    sizeof("{\"@timestamp\":") + json::kTimestampRoom + sizeof(",\"trace_id\":") + 2 * 16 + 2 +
+    sizeof(",\"span_id\":") + 2 * 8 + 2 + sizeof(",\"trace_state\":") + sizeof(",\"parent_span_id\":") +
+    2 * 8 + 2 + sizeof(",\"name\":") + sizeof(",\"kind\":\"Unspecified\"") + sizeof(",\"duration\":") +
+    json::kIntegerRoom + sizeof(",\"attributes\":{");
+}  // namespace
+
+// A span on the scope's route in one pass, as write_log_record writes a log record: false,
+// nothing written, when it turns out to carry routing attributes of its own.
+[[gnu::always_inline]] inline bool Encoder::write_span(JsonWriter& w, const pdata::Span& s,
+                                                       EncodedItem& item) {
+  CachedRoute& route = scope_route_;
+  Cursor c(w);
+  char* d = c.room(json::padded_room(route.action) + json::padded_room(route.data_stream) + kSpanFixedRoom +
+                   json::string_room(s.trace_state.size()) + json::string_room(s.name.size()));
+  const std::size_t start = w.pos(d);
+  SharedAction shared;
+  d = inline_action(d, route, start, shared);
+  const std::size_t action_end = w.pos(d);
+  d = json::lit(d, "{\"@timestamp\":");
+  d = w.timestamp(d, s.start_time_unix_nano);
+  d = json::padded_copy(d, route.data_stream);
+  d = id_field(d, ",\"trace_id\":", s.trace_id);
+  d = id_field(d, ",\"span_id\":", s.span_id);
+  if (!s.trace_state.empty()) d = json::string(json::lit(d, ",\"trace_state\":"), s.trace_state);
+  d = id_field(d, ",\"parent_span_id\":", s.parent_span_id);
+  if (!s.name.empty()) d = json::string(json::lit(d, ",\"name\":"), s.name);
+  d = write_kind(d, s.kind);
+  // Unsigned wrap then signed view: end < start gives a negative duration, no UB.
+  d = json::integer(json::lit(d, ",\"duration\":"),
+                    static_cast<std::int64_t>(s.end_time_unix_nano - s.start_time_unix_nano));
+  c.done(d);
+  if (!s.attributes.empty()) {
+    c.done(json::lit(d, ",\"attributes\":{"));
+    if (!write_one_pass_attributes(c, w, s.attributes, nullptr)) {
+      take_back(w, route, start, shared);
+      return false;
+    }
+  }
+  const std::string_view message = s.status.message;
+  if (!s.dropped_attributes_count && !s.dropped_events_count && s.links.empty() && !s.dropped_links_count &&
+      message.size() <= json::kInlineString) [[likely]] {
+    d = c.room(json::string_room(message.size()) + json::padded_room(tail_) + 64);
+    d = json::lit(d, ",\"links\":[],\"status\":{");
+    if (!message.empty()) d = json::string(json::lit(d, "\"message\":"), message);
+    if (s.status.code == pdata::StatusCode::Ok)
+      d = message.empty() ? json::lit(d, "\"code\":\"Ok\"") : json::lit(d, ",\"code\":\"Ok\"");
+    else if (s.status.code == pdata::StatusCode::Error)
+      d = message.empty() ? json::lit(d, "\"code\":\"Error\"") : json::lit(d, ",\"code\":\"Error\"");
+    *d++ = '}';
+    d = json::padded_copy(d, tail_);
+    d = json::lit(d, "}\n");
+    c.done(d);
+    c.sync();
+  } else {
+    c.sync();
+    end_span_document(w, s);
+  }
+  set_item(item, start, action_end, w.size(), 1, shared.at, shared.size);
+  return true;
+}
+
+// A span whose attributes are scanned for routing first, on any route.
+[[gnu::noinline]] void Encoder::write_scanned_span(JsonWriter& w, const pdata::Span& s, EncodedItem& item) {
+  const Route& route = route_for(s.attributes);
+  const std::size_t start = w.size();
+  const SharedAction shared = write_action(w, route, {}, {});
+  const std::size_t action_end = w.size();
+  char* d = w.at(json::kTimestampRoom + 16);
+  d = json::lit(d, "{\"@timestamp\":");
+  w.done(w.timestamp(d, s.start_time_unix_nano));
+  write_data_stream(w, route);
+  d = w.at(100);  // both ids: < 90 bytes
+  d = id_field(d, ",\"trace_id\":", s.trace_id);
+  w.done(id_field(d, ",\"span_id\":", s.span_id));
+  if (!s.trace_state.empty()) string_field(w, ",\"trace_state\":", s.trace_state);
+  id_field(w, ",\"parent_span_id\":", s.parent_span_id);
+  if (!s.name.empty()) string_field(w, ",\"name\":", s.name);
+  d = w.at(80);  // kind and duration: < 60 bytes
+  d = write_kind(d, s.kind);
+  d = json::lit(d, ",\"duration\":");
+  w.done(json::integer(d, static_cast<std::int64_t>(s.end_time_unix_nano - s.start_time_unix_nano)));
+  bool first = false;
+  write_attributes(w, first, s.attributes, false);
+  end_span_document(w, s);
+  set_item(item, start, action_end, w.size(), 1, shared.at, shared.size);
+}
+
+// A span document from after its attributes to its end: dropped counts, links, status,
+// resource and scope.
+void Encoder::end_span_document(JsonWriter& w, const pdata::Span& s) {
+  if (s.dropped_attributes_count) {
+    w.lit(",\"dropped_attributes_count\":");
+    w.integer(s.dropped_attributes_count);
+  }
+  if (s.dropped_events_count) {
+    w.lit(",\"dropped_events_count\":");
+    w.integer(s.dropped_events_count);
+  }
+  w.lit(",\"links\":[");
+  for (std::size_t i = 0; i < s.links.size(); ++i) {
+    const auto& l = s.links[i];
+    if (i) w.put(',');
+    w.put('{');
+    bool lf = true;
+    if (!pdata::is_zero(l.trace_id)) {
+      field(w, lf, "\"trace_id\":\"");
+      w.hex(l.trace_id.data(), 16);
+      w.put('"');
+    }
+    if (!pdata::is_zero(l.span_id)) {
+      field(w, lf, "\"span_id\":\"");
+      w.hex(l.span_id.data(), 8);
+      w.put('"');
+    }
+    if (!l.trace_state.empty()) {
+      field(w, lf, "\"trace_state\":");
+      w.string(l.trace_state);
+    }
+    write_attributes(w, lf, l.attributes, false);
+    if (l.dropped_attributes_count) {
+      field(w, lf, "\"dropped_attributes_count\":");
+      w.integer(l.dropped_attributes_count);
+    }
+    w.put('}');
+  }
+  w.put(']');
+  if (s.dropped_links_count) {
+    w.lit(",\"dropped_links_count\":");
+    w.integer(s.dropped_links_count);
+  }
+  w.lit(",\"status\":{");
+  bool sf = true;
+  if (!s.status.message.empty()) {
+    field(w, sf, "\"message\":");
+    w.string(s.status.message);
+  }
+  if (s.status.code == pdata::StatusCode::Ok) field(w, sf, "\"code\":\"Ok\"");
+  if (s.status.code == pdata::StatusCode::Error) field(w, sf, "\"code\":\"Error\"");
+  char* d = json::lit(w.at(json::padded_room(tail_) + 3), "}");
+  d = json::padded_copy(d, tail_);
+  w.done(json::lit(d, "}\n"));
+}
+
+// The documents of a span's events (logs, on the events' route), one item each from `item`;
+// returns the item after the last.
+EncodedItem* Encoder::write_span_events(JsonWriter& w, const pdata::Span& s, EncodedItem* item) {
+  for (const auto& e : s.events) {
+    const Route& route = event_route_for(e.attributes);
+    const std::size_t start = w.size();
+    const SharedAction shared = write_action(w, route, {}, {});
+    const std::size_t action_end = w.size();
+    w.lit("{\"@timestamp\":");
+    w.timestamp(e.time_unix_nano);
+    write_data_stream(w, route);
+    id_field(w, ",\"trace_id\":", s.trace_id);
+    id_field(w, ",\"span_id\":", s.span_id);
+    if (e.dropped_attributes_count) {
+      w.lit(",\"dropped_attributes_count\":");
+      w.integer(e.dropped_attributes_count);
+    }
+    if (!e.name.empty()) {
+      w.lit(",\"event_name\":");
+      w.string(e.name);
+    }
+    bool ef = false;
+    write_attributes(w, ef, e.attributes, false, e.name);
+    w.padded(tail_);
+    w.lit("}\n");
+    set_item(*item++, start, action_end, w.size(), 1, shared.at, shared.size);
+  }
+  return item;
 }
 
 void Encoder::encode_metrics(const pdata::MetricsData& metrics, EncodedBatch& out) {

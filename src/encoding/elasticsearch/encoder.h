@@ -177,6 +177,14 @@ class Encoder {
   // One otel log record on the scope's route in one pass; false (nothing written) when it
   // carries routing attributes of its own.
   bool write_log_record(JsonWriter& w, const pdata::LogRecord& r, EncodedItem& item);
+  // The attributes object of a log record or span through the writer's cursor `c`, up to
+  // its `}`; false when an attribute gives the document a route of its own (the caller
+  // takes it back). `event_attribute` (logs): set to the first `event.name` attribute.
+  bool write_one_pass_attributes(Cursor& c, JsonWriter& w, const pdata::Attributes& attrs,
+                                 const pdata::AnyValue** event_attribute);
+  char* inline_action(char* d, CachedRoute& route, std::size_t start, SharedAction& shared);
+  // Undoes the document started at `start` (write_log_record, write_span).
+  void take_back(JsonWriter& w, CachedRoute& route, std::size_t start, SharedAction shared);
   // An otel log document from after its attributes to its end, and its item.
   void end_log_document(Cursor& c, JsonWriter& w, const pdata::LogRecord& r,
                         const pdata::AnyValue* event_attribute, std::size_t start, std::size_t action_end,
@@ -205,6 +213,16 @@ class Encoder {
   FlatDocument& flat_doc();   // the document being written
   FlatDocument& flat_part();  // a scope's resource and scope objects
   void encode_traces_into(const pdata::TracesData& traces, EncodedBatch& out);
+  // The otel documents of one scope's spans and their events (`docs` of them).
+  void encode_scope_spans_otel(JsonWriter& w, const pdata::ScopeSpans& ss, std::size_t docs,
+                               EncodedBatch& out);
+  // One span on the scope's route in one pass; false (nothing written) when it carries
+  // routing attributes of its own.
+  bool write_span(JsonWriter& w, const pdata::Span& s, EncodedItem& item);
+  void write_scanned_span(JsonWriter& w, const pdata::Span& s, EncodedItem& item);
+  // A span document from after its attributes to its end (write_span's uncommon spans).
+  void end_span_document(JsonWriter& w, const pdata::Span& s);
+  EncodedItem* write_span_events(JsonWriter& w, const pdata::Span& s, EncodedItem* item);
   void encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out);
   void write_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, bool metrics_mode,
                         std::string_view event_name = {});

@@ -432,6 +432,126 @@ TEST(EsTraces, SpanAndEvents) {
   EXPECT_EQ(action(st, 1)["create"]["_index"], "ev");
 }
 
+// Spans are written in one pass as log records are (write_span); one that routes itself is
+// taken back and written on its own route, the scope's later spans are scanned first, and
+// span events keep their items right after their span either way.
+TEST(EsSpansOnePass, ASpanThatRoutesItselfIsTakenBackAndWrittenOnItsRoute) {
+  TracesData d;
+  auto& a = d.arena;
+  auto& ss = d.resource_spans.emplace_back(a).scope_spans.emplace_back(a);
+  auto add = [&](const char* name) -> Span& {
+    auto& sp = ss.spans.emplace_back(a);
+    sp.name = name;
+    sp.span_id[7] = static_cast<std::uint8_t>(ss.spans.size());
+    return sp;
+  };
+  add("0").events.emplace_back(a).name = "e0";  // 0, 1: event
+  auto& routed = add("2");                      // 2: own route
+  routed.attributes.push_back(kv(a, "x", AnyValue::integer(1)));
+  routed.attributes.push_back(kv(a, "data_stream.dataset", s(a, "mine")));
+  routed.events.emplace_back(a).name = "e3";                        // 3: event
+  add("4").attributes.push_back(kv(a, "y", AnyValue::integer(2)));  // 4: scanned
+  const auto encode = [&](EncoderConfig cfg) {
+    EncodedBatch b;
+    Encoder(cfg).encode_traces(d, b);
+    expect_valid(b);
+    return b;
+  };
+  const EncodedBatch plain = encode({});
+  ASSERT_EQ(plain.size(), 5u);
+  const char* want_index[] = {"traces-generic.otel-default", "logs-generic.otel-default",
+                              "traces-mine.otel-default", "logs-generic.otel-default",
+                              "traces-generic.otel-default"};
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(action(plain, i)["create"]["_index"], want_index[i]) << i;
+  EXPECT_EQ(doc(plain, 0)["name"], "0");
+  EXPECT_EQ(doc(plain, 1)["event_name"], "e0");
+  EXPECT_EQ(doc(plain, 2)["attributes"], Json::parse(R"({"x":1})"));
+  EXPECT_EQ(doc(plain, 2)["data_stream"]["dataset"], "mine.otel");
+  EXPECT_EQ(doc(plain, 3)["event_name"], "e3");
+  EXPECT_EQ(doc(plain, 4)["attributes"], Json::parse(R"({"y":2})"));
+  const EncodedBatch shared = encode(sharing({}));
+  expect_shared_equivalent(shared, plain);
+  EXPECT_EQ(shared.items[4].action_at, shared.items[0].offset);  // the scanned span shares span 0's
+
+  // A static index: routing keys are only left out.
+  const EncodedBatch st = encode(config({}, {}, "static"));
+  EXPECT_EQ(action(st, 2)["create"]["_index"], "static");
+  EXPECT_EQ(doc(st, 2)["attributes"], Json::parse(R"({"x":1})"));
+}
+
+// Both span paths write the same bytes: each span below is encoded once in one pass and once
+// scanned (after a span that routes itself, which turns scanning on for the rest of its
+// scope), and the two documents are compared byte for byte. The spans cover what the one
+// pass writes itself (status message and code in every combination, ids, trace_state,
+// kinds, escapes, geo points, excluded keys) and what it hands to the writer (links,
+// dropped counts, names and trace states beyond the inline bound, long attributes).
+TEST(EsSpansOnePass, OnePassAndScannedSpansAreTheSameBytes) {
+  TracesData d;
+  auto& a = d.arena;
+  auto& rs = d.resource_spans.emplace_back(a);
+  rs.resource.attributes.push_back(kv(a, "service.name", s(a, "svc")));
+  rs.scope_spans.emplace_back(a);
+  rs.scope_spans.emplace_back(a);
+  auto& one_pass = rs.scope_spans[0];
+  auto& scanned = rs.scope_spans[1];
+  scanned.spans.emplace_back(a).attributes.push_back(kv(a, "elasticsearch.index", s(a, "elsewhere")));
+  const std::string long_name(300, 'n');
+  const auto fill = [&](Span& sp, int i) {
+    sp.trace_id[3] = static_cast<std::uint8_t>(i + 1);
+    if (i % 2) sp.span_id[0] = 0xfe;
+    if (i % 3 == 0) sp.parent_span_id[7] = 0x10;
+    sp.kind = static_cast<SpanKind>(i % 7);
+    sp.start_time_unix_nano = 1721314113467654123ull + static_cast<std::uint64_t>(i) * 999999937ull;
+    sp.end_time_unix_nano = sp.start_time_unix_nano + static_cast<std::uint64_t>(i) * 1000;
+    sp.name = i == 12 ? a.copy(long_name) : a.copy("op \"" + std::to_string(i) + "\"");
+    if (i == 6) sp.trace_state = a.copy(std::string(280, 's'));
+    if (i == 7) sp.trace_state = "k=v";
+    sp.status.code = static_cast<StatusCode>(i % 3);
+    if (i % 2 == 1) sp.status.message = i == 9 ? a.copy(std::string(300, 'm')) : a.copy("why\n");
+    sp.attributes.push_back(kv(a, "k" + std::to_string(i), AnyValue::integer(i)));
+    if (i == 2) {
+      sp.attributes.push_back(kv(a, "geo.location.lat", AnyValue::dbl(1.5)));
+      sp.attributes.push_back(kv(a, "geo.location.lon", AnyValue::dbl(2.5)));
+      sp.attributes.push_back(kv(a, "elasticsearch.mapping.hints", s(a, "x")));
+      sp.attributes.push_back(kv(a, "event.name", s(a, "plain here")));
+    }
+    if (i == 3) sp.attributes.push_back(kv(a, std::string(70, 'L'), s(a, std::string(90, 'v'))));
+    if (i == 4) sp.links.emplace_back(a).span_id[1] = 3;
+    if (i == 8) {
+      sp.dropped_attributes_count = 1;
+      sp.dropped_events_count = 2;
+      sp.dropped_links_count = 3;
+    }
+    if (i == 10) sp.attributes.clear();
+  };
+  constexpr int kSpans = 13;
+  for (int i = 0; i < kSpans; ++i) {
+    fill(one_pass.spans.emplace_back(a), i);
+    fill(scanned.spans.emplace_back(a), i);
+  }
+  EncodedBatch b;
+  Encoder(EncoderConfig{}).encode_traces(d, b);
+  expect_valid(b);
+  ASSERT_EQ(b.size(), 2u * kSpans + 1);
+  EXPECT_EQ(action(b, kSpans)["create"]["_index"], "elsewhere");
+  for (int i = 0; i < kSpans; ++i) {
+    EXPECT_EQ(b.document(i), b.document(kSpans + 1 + i)) << i;
+    EXPECT_EQ(b.action(i), b.action(kSpans + 1 + i)) << i;
+  }
+  EXPECT_EQ(doc(b, 1)["status"], Json::parse(R"({"message":"why\n","code":"Ok"})"));
+  EXPECT_EQ(doc(b, 2)["status"], Json::parse(R"({"code":"Error"})"));
+  EXPECT_EQ(doc(b, 3)["status"], Json::parse(R"({"message":"why\n"})"));
+  EXPECT_EQ(doc(b, 11)["status"], Json::parse(R"({"message":"why\n","code":"Error"})"));
+  EXPECT_EQ(doc(b, 9)["status"]["message"], std::string(300, 'm'));
+  EXPECT_EQ(doc(b, 0)["status"], Json::object());
+  EXPECT_EQ(doc(b, 2)["attributes"]["geo.location"], Json::parse("[2.5,1.5]"));
+  EXPECT_FALSE(doc(b, 2)["attributes"].contains("elasticsearch.mapping.hints"));
+  EXPECT_EQ(doc(b, 2)["attributes"]["event.name"], "plain here");
+  EXPECT_EQ(doc(b, 12)["name"], long_name);
+  EXPECT_EQ(doc(b, 8)["dropped_links_count"], 3);
+  EXPECT_FALSE(doc(b, 10).contains("attributes"));
+}
+
 // Every document repeats its resource and scope, so a small request can ask for an
 // enormous output; a scope whose repeated parts cannot fit what is left of
 // max_output_bytes is not written, and its items are counted as output_too_large.
