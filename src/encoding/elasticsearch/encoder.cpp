@@ -799,6 +799,18 @@ void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& att
   w.done(d);
 }
 
+// The end of a resource, scope or link object: its attributes, dropped_attributes_count
+// and `}`.
+void Encoder::end_with_attributes(JsonWriter& w, bool& first, const Attributes& attrs, std::uint32_t dropped,
+                                  bool metrics_mode) {
+  write_attributes(w, first, attrs, metrics_mode);
+  if (dropped) {
+    field(w, first, "\"dropped_attributes_count\":");
+    w.integer(dropped);
+  }
+  w.put('}');
+}
+
 void Encoder::cache_resource(const pdata::Resource& r, std::string_view schema_url, bool metrics_mode) {
   resource_json_.clear();
   JsonWriter w(resource_json_, 0);
@@ -808,12 +820,7 @@ void Encoder::cache_resource(const pdata::Resource& r, std::string_view schema_u
     field(w, first, "\"schema_url\":");
     w.string(schema_url);
   }
-  write_attributes(w, first, r.attributes, metrics_mode);
-  if (r.dropped_attributes_count) {
-    field(w, first, "\"dropped_attributes_count\":");
-    w.integer(r.dropped_attributes_count);
-  }
-  w.put('}');
+  end_with_attributes(w, first, r.attributes, r.dropped_attributes_count, metrics_mode);
 }
 
 void Encoder::cache_scope(const pdata::InstrumentationScope& s, std::string_view schema_url,
@@ -837,12 +844,7 @@ void Encoder::cache_scope(const pdata::InstrumentationScope& s, std::string_view
       field(w, first, "\"version\":");
       w.string(s.version);
     }
-    write_attributes(w, first, s.attributes, metrics_mode);
-    if (s.dropped_attributes_count) {
-      field(w, first, "\"dropped_attributes_count\":");
-      w.integer(s.dropped_attributes_count);
-    }
-    w.put('}');
+    end_with_attributes(w, first, s.attributes, s.dropped_attributes_count, metrics_mode);
   }
   json::pad(tail_);
 }
@@ -1386,12 +1388,7 @@ void Encoder::end_span_document(JsonWriter& w, const pdata::Span& s) {
       field(w, lf, "\"trace_state\":");
       w.string(l.trace_state);
     }
-    write_attributes(w, lf, l.attributes, false);
-    if (l.dropped_attributes_count) {
-      field(w, lf, "\"dropped_attributes_count\":");
-      w.integer(l.dropped_attributes_count);
-    }
-    w.put('}');
+    end_with_attributes(w, lf, l.attributes, l.dropped_attributes_count, false);
   }
   w.put(']');
   if (s.dropped_links_count) {

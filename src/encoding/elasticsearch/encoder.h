@@ -226,6 +226,8 @@ class Encoder {
   void encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out);
   void write_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, bool metrics_mode,
                         std::string_view event_name = {});
+  void end_with_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, std::uint32_t dropped,
+                           bool metrics_mode);
   // resource_json_ = "resource":{..} once per resource; tail_ = ,<resource>,"scope":{..} once per scope.
   void cache_resource(const pdata::Resource& r, std::string_view schema_url, bool metrics_mode);
   void cache_scope(const pdata::InstrumentationScope& s, std::string_view schema_url, bool metrics_mode);

@@ -503,12 +503,13 @@ TEST(EsSpansOnePass, OnePassAndScannedSpansAreTheSameBytes) {
     sp.kind = static_cast<SpanKind>(i % 7);
     sp.start_time_unix_nano = 1721314113467654123ull + static_cast<std::uint64_t>(i) * 999999937ull;
     sp.end_time_unix_nano = sp.start_time_unix_nano + static_cast<std::uint64_t>(i) * 1000;
-    sp.name = i == 12 ? a.copy(long_name) : a.copy("op \"" + std::to_string(i) + "\"");
+    sp.name =
+        i == 12 ? a.copy(long_name) : a.copy(std::string("op \"").append(std::to_string(i)).append("\""));
     if (i == 6) sp.trace_state = a.copy(std::string(280, 's'));
     if (i == 7) sp.trace_state = "k=v";
     sp.status.code = static_cast<StatusCode>(i % 3);
     if (i % 2 == 1) sp.status.message = i == 9 ? a.copy(std::string(300, 'm')) : a.copy("why\n");
-    sp.attributes.push_back(kv(a, "k" + std::to_string(i), AnyValue::integer(i)));
+    sp.attributes.push_back(kv(a, std::string("k").append(std::to_string(i)), AnyValue::integer(i)));
     if (i == 2) {
       sp.attributes.push_back(kv(a, "geo.location.lat", AnyValue::dbl(1.5)));
       sp.attributes.push_back(kv(a, "geo.location.lon", AnyValue::dbl(2.5)));
