@@ -6,6 +6,10 @@
 // allocates nothing.
 #include "encoding/elasticsearch/encoder.h"
 
+// xxHash's functions inlined from its header (its documented XXH_INLINE_ALL mode): the
+// grouping hash of a data point takes four to six XXH3 calls on strings of a few bytes,
+// where the call through the shared library and its dispatch cost more than the hashing.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <algorithm>
@@ -1477,6 +1481,7 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
   while (cap < total * 2) cap <<= 1;
   table_.assign(cap, kNone);
   begin_scope_route(config_.metrics_index, "metrics", sm.scope, rm.resource.attributes);
+  const std::uint64_t scope_index_hash = mix(0, std::string_view(scope_route_.route.index));
 
   for (const auto& m : sm.metrics) {
     const std::size_t n = m.point_count();
@@ -1488,7 +1493,8 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
       const PointView pv = point_view(m, i);
       if (!pv.attrs) continue;
       const Route& route = route_for(*pv.attrs);
-      std::uint64_t h = mix(0, std::string_view(route.index));
+      const bool on_scope_route = &route == &scope_route_.route;
+      std::uint64_t h = on_scope_route ? scope_index_hash : mix(0, std::string_view(route.index));
       h = mix(h, pv.ts);
       h = mix(h, pv.start);
       h = mix(h, m.unit);
@@ -1510,6 +1516,7 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
           ng.dataset_len = static_cast<std::uint32_t>(route.dataset.size());
           ng.ns_len = static_cast<std::uint32_t>(route.ns.size());
           ng.data_stream = route.data_stream;
+          ng.scope_route = on_scope_route;
           pool_.append(route.index);
           if (route.data_stream) pool_.append(route.dataset).append(route.ns);
           table_[slot] = static_cast<std::uint32_t>(groups_.size());
@@ -1590,27 +1597,10 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
       d.put('"');
     }
 
-    // Most groups follow the scope's route: reuse its cached fragments.
-    const std::string_view pool(pool_);
-    const std::string_view index = pool.substr(g.pool_off, g.index_len);
-    // dataset and namespace are in the pool only for data streams.
-    const std::string_view dataset =
-        g.data_stream ? pool.substr(g.pool_off + g.index_len, g.dataset_len) : "";
-    const std::string_view ns =
-        g.data_stream ? pool.substr(g.pool_off + g.index_len + g.dataset_len, g.ns_len) : "";
-    const Route& sr = scope_route_.route;
-    const Route* route = &sr;
-    if (index != sr.index || g.data_stream != sr.data_stream ||
-        (g.data_stream && (dataset != sr.dataset || ns != sr.ns))) {
-      route_.index.assign(index);
-      route_.data_stream = g.data_stream;
-      route_.type = "metrics";
-      if (g.data_stream) {
-        route_.dataset.assign(dataset);
-        route_.ns.assign(ns);
-      }
-      route = &route_;
-    }
+    // Most groups follow the scope's route: reuse its cached fragments (a group a routed
+    // point opened may still have resolved to it).
+    const Route* route = &scope_route_.route;
+    if (!g.scope_route) route = &group_route(g);
     const std::size_t start = w.size();
     const SharedAction shared = write_action(w, *route, {}, t.view());
     const std::size_t action_end = w.size();
@@ -1637,6 +1627,29 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
     push_item(out, start, action_end, w.size(), static_cast<std::uint32_t>(names_.size()), shared.at,
               shared.size);
   }
+}
+
+// The route of a group that a point with routing attributes opened: the scope's when it
+// resolved to the same, else route_ set to it.
+const Route& Encoder::group_route(const Group& g) {
+  const std::string_view pool(pool_);
+  const std::string_view index = pool.substr(g.pool_off, g.index_len);
+  // dataset and namespace are in the pool only for data streams.
+  const std::string_view dataset = g.data_stream ? pool.substr(g.pool_off + g.index_len, g.dataset_len) : "";
+  const std::string_view ns =
+      g.data_stream ? pool.substr(g.pool_off + g.index_len + g.dataset_len, g.ns_len) : "";
+  const Route& sr = scope_route_.route;
+  if (index == sr.index && g.data_stream == sr.data_stream &&
+      (!g.data_stream || (dataset == sr.dataset && ns == sr.ns)))
+    return sr;
+  route_.index.assign(index);
+  route_.data_stream = g.data_stream;
+  route_.type = "metrics";
+  if (g.data_stream) {
+    route_.dataset.assign(dataset);
+    route_.ns.assign(ns);
+  }
+  return route_;
 }
 
 bool Encoder::write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uint32_t i,

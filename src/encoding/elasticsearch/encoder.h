@@ -129,6 +129,7 @@ class Encoder {
     std::uint32_t head, tail;                                // PointRef indexes
     std::uint32_t pool_off, index_len, dataset_len, ns_len;  // route strings in pool_
     bool data_stream;
+    bool scope_route;  // opened by a point on the scope's route
   };
   // A route with its JSON fragments written once: every record that follows
   // the scope's route copies them instead of re-escaping the index and names.
@@ -233,6 +234,7 @@ class Encoder {
   void cache_scope(const pdata::InstrumentationScope& s, std::string_view schema_url, bool metrics_mode);
   void encode_scope_metrics(JsonWriter& w, std::size_t written, const pdata::ScopeMetrics& sm,
                             const pdata::ResourceMetrics& rm, EncodedBatch& out);
+  const Route& group_route(const Group& g);
   bool write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uint32_t i, std::string_view& tpl,
                           std::uint64_t& doc_count, EncodeStats& stats);
 

@@ -242,6 +242,40 @@ TEST(EsMetrics, StaticIndexRouting) {
   EXPECT_FALSE(doc(b, 0).contains("data_stream"));
 }
 
+// Data points with routing attributes of their own: those that resolve to the same route
+// group together (and into their own documents: the routing attribute is one of their
+// dimensions), one that resolves to the scope's route is written on it, and points without
+// any keep the scope's route in between.
+TEST(EsMetrics, PointsThatRouteThemselves) {
+  MetricsFixture f;
+  auto& a = f.d.arena;
+  f.metric("a", MetricType::Gauge);
+  f.metric("b", MetricType::Gauge);
+  auto& m1 = f.sm->metrics[0];
+  auto& m2 = f.sm->metrics[1];
+  f.int_point(m1, 1);                                                                        // doc 0: scope's
+  f.int_point(m1, 2).attributes.push_back(kv(a, "data_stream.dataset", s(a, "own")));        // doc 1
+  f.int_point(m1, 3).attributes.push_back(kv(a, "data_stream.namespace", s(a, "default")));  // doc 2
+  f.int_point(m1, 4).attributes.push_back(kv(a, "elasticsearch.index", s(a, "idx")));        // doc 3
+  f.int_point(m2, 5);                                                                        // doc 0
+  f.int_point(m2, 6).attributes.push_back(kv(a, "data_stream.dataset", s(a, "own")));        // doc 1
+  for (const EncoderConfig& cfg : {EncoderConfig{}, sharing({})}) {
+    const EncodedBatch b = f.encode(cfg);
+    ASSERT_EQ(b.size(), 4u);
+    EXPECT_EQ(action(b, 0)["create"]["_index"], "metrics-generic.otel-default");
+    EXPECT_EQ(doc(b, 0)["metrics"], Json::parse(R"({"a":1,"b":5})"));
+    EXPECT_EQ(action(b, 1)["create"]["_index"], "metrics-own.otel-default");
+    EXPECT_EQ(doc(b, 1)["data_stream"]["dataset"], "own.otel");
+    EXPECT_EQ(doc(b, 1)["metrics"], Json::parse(R"({"a":2,"b":6})"));
+    EXPECT_EQ(action(b, 2)["create"]["_index"], "metrics-generic.otel-default");
+    EXPECT_EQ(doc(b, 2)["data_stream"]["namespace"], "default");
+    EXPECT_EQ(doc(b, 2)["metrics"], Json::parse(R"({"a":3})"));
+    EXPECT_EQ(action(b, 3)["create"]["_index"], "idx");
+    EXPECT_FALSE(doc(b, 3).contains("data_stream"));
+    EXPECT_FALSE(doc(b, 1)["attributes"].contains("data_stream.dataset"));
+  }
+}
+
 TEST(EsMetrics, DocumentsThatCannotFitTheOutputBoundAreRejectedAsOutputTooLarge) {
   MetricsFixture f;
   f.rm->resource.attributes.push_back(kv(f.d.arena, "big", s(f.d.arena, std::string(4096, 'x'))));
