@@ -706,7 +706,7 @@ Encoder::SharedAction Encoder::write_action(JsonWriter& w, const Route& route, s
       w.padded(cached->action);
       return {};
     }
-    w.raw(cached->index_field);
+    w.padded(cached->index_field);
   } else {
     w.lit("{\"create\":{");
     if (!id.empty()) {
@@ -1489,15 +1489,16 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
       out.stats.count(EncodeReject::EmptyMetric);
       continue;
     }
+    // The group key: route index, unit, timestamps, attributes (the metric's part once).
+    const std::uint64_t metric_hash = mix(scope_index_hash, m.unit);
     for (std::uint32_t i = 0; i < n; ++i) {
       const PointView pv = point_view(m, i);
       if (!pv.attrs) continue;
       const Route& route = route_for(*pv.attrs);
       const bool on_scope_route = &route == &scope_route_.route;
-      std::uint64_t h = on_scope_route ? scope_index_hash : mix(0, std::string_view(route.index));
+      std::uint64_t h = on_scope_route ? metric_hash : mix(mix(0, std::string_view(route.index)), m.unit);
       h = mix(h, pv.ts);
       h = mix(h, pv.start);
-      h = mix(h, m.unit);
       for (const auto& kv : *pv.attrs) {
         h = mix(h, kv.key);
         h = hash_value(kv.value, h, 1);
@@ -1511,14 +1512,16 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
           Group ng{};
           ng.hash = h;
           ng.head = ng.tail = pidx;
-          ng.pool_off = static_cast<std::uint32_t>(pool_.size());
-          ng.index_len = static_cast<std::uint32_t>(route.index.size());
-          ng.dataset_len = static_cast<std::uint32_t>(route.dataset.size());
-          ng.ns_len = static_cast<std::uint32_t>(route.ns.size());
-          ng.data_stream = route.data_stream;
           ng.scope_route = on_scope_route;
-          pool_.append(route.index);
-          if (route.data_stream) pool_.append(route.dataset).append(route.ns);
+          if (!on_scope_route) {  // a route of its own: kept until the document is written
+            ng.pool_off = static_cast<std::uint32_t>(pool_.size());
+            ng.index_len = static_cast<std::uint32_t>(route.index.size());
+            ng.dataset_len = static_cast<std::uint32_t>(route.dataset.size());
+            ng.ns_len = static_cast<std::uint32_t>(route.ns.size());
+            ng.data_stream = route.data_stream;
+            pool_.append(route.index);
+            if (route.data_stream) pool_.append(route.dataset).append(route.ns);
+          }
           table_[slot] = static_cast<std::uint32_t>(groups_.size());
           groups_.push_back(ng);
           break;
@@ -1527,8 +1530,11 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
         if (grp.hash != h) continue;
         const PointRef& rep = points_[grp.head];
         const PointView rv = point_view(*rep.metric, rep.index);
+        const std::string_view group_index =
+            grp.scope_route ? std::string_view(scope_route_.route.index)
+                            : std::string_view(pool_).substr(grp.pool_off, grp.index_len);
         if (rv.ts == pv.ts && rv.start == pv.start && rep.metric->unit == m.unit &&
-            std::string_view(pool_).substr(grp.pool_off, grp.index_len) == route.index &&
+            ((grp.scope_route && on_scope_route) || group_index == route.index) &&
             equal_attrs(*rv.attrs, *pv.attrs, 0)) {
           points_[grp.tail].next = pidx;
           grp.tail = pidx;
@@ -1563,21 +1569,31 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
           out.stats.count(EncodeReject::DuplicateMetricName);  // first wins
           continue;
         }
-        const std::size_t mark = d.size();
+        const std::size_t mark = d.size(), t_mark = t.size();
+        // The name escaped once, into the document, and its escaped text copied into the
+        // template's key (`"metrics.<name>":"<template>"`).
         if (!names_.empty()) d.put(',');
-        d.string(name);
+        const std::size_t name_at = d.size() + 1;
+        if (name.size() <= json::kInlineString)
+          d.done(json::string(d.at(json::string_room(name.size())), name));
+        else
+          d.string(name);
+        const std::size_t name_len = d.size() - 1 - name_at;
         d.put(':');
+        char* q = t.at(name_len + 16);
+        if (!names_.empty()) *q++ = ',';
+        q = json::lit(q, "\"metrics.");
+        std::memcpy(q, doc_.data() + name_at, name_len);
+        t.done(json::lit(q + name_len, "\":\""));
         std::string_view tpl;
         if (!write_metric_value(d, *pr.metric, pr.index, tpl, doc_count, out.stats)) {
           d.truncate(mark);
+          t.truncate(t_mark);
           continue;
         }
-        if (!names_.empty()) t.put(',');
-        t.lit("\"metrics.");
-        t.escaped(name);
-        t.lit("\":\"");
-        t.raw(tpl);
-        t.put('"');
+        q = json::raw(t.at(tpl.size() + 1), tpl);
+        *q++ = '"';
+        t.done(q);
         names_.push_back(name);
       }
       if (names_.empty()) continue;  // every point rejected: no document
@@ -1586,15 +1602,22 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
         d.lit(",\"_doc_count\":");
         d.integer(doc_count);
       }
-      std::sort(names_.begin(), names_.end());
-      names_concat_.clear();
-      for (auto n : names_) names_concat_.append(n);
-      const std::uint64_t nh = XXH64(names_concat_.data(), names_concat_.size(), 0);
+      // XXH64 of the sorted names concatenated (one name: the name itself).
+      std::uint64_t nh;
+      if (names_.size() == 1) {
+        nh = XXH64(names_[0].data(), names_[0].size(), 0);
+      } else {
+        std::sort(names_.begin(), names_.end());
+        names_concat_.clear();
+        for (auto n : names_) names_concat_.append(n);
+        nh = XXH64(names_concat_.data(), names_concat_.size(), 0);
+      }
       std::uint8_t be[8];
       for (int b = 0; b < 8; ++b) be[b] = static_cast<std::uint8_t>(nh >> (56 - 8 * b));
-      d.lit(",\"_metric_names_hash\":\"");
-      d.hex(be, 8);
-      d.put('"');
+      char* q = json::lit(d.at(40), ",\"_metric_names_hash\":\"");
+      q = json::hex(q, be, 8);
+      *q++ = '"';
+      d.done(q);
     }
 
     // Most groups follow the scope's route: reuse its cached fragments (a group a routed
@@ -1614,16 +1637,13 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
       p = w.millis(p, pv.start);
     }
     w.done(p);
-    if (!rep.metric->unit.empty()) {
-      w.lit(",\"unit\":");
-      w.string(rep.metric->unit);
-    }
+    if (!rep.metric->unit.empty()) string_field(w, ",\"unit\":", rep.metric->unit);
     write_data_stream(w, *route);
     bool first = false;
     write_attributes(w, first, *pv.attrs, true);
-    w.padded(tail_);
-    w.raw(d.view());
-    w.lit("}\n");
+    p = json::padded_copy(w.at(json::padded_room(tail_) + d.size() + 2), tail_);
+    p = json::raw(p, d.view());
+    w.done(json::lit(p, "}\n"));
     push_item(out, start, action_end, w.size(), static_cast<std::uint32_t>(names_.size()), shared.at,
               shared.size);
   }

@@ -127,9 +127,10 @@ class Encoder {
   struct Group {
     std::uint64_t hash;
     std::uint32_t head, tail;                                // PointRef indexes
-    std::uint32_t pool_off, index_len, dataset_len, ns_len;  // route strings in pool_
+    // The route of a group a point with routing attributes opened: its strings in pool_.
+    std::uint32_t pool_off, index_len, dataset_len, ns_len;
     bool data_stream;
-    bool scope_route;  // opened by a point on the scope's route
+    bool scope_route;  // opened by a point on the scope's route (nothing in pool_)
   };
   // A route with its JSON fragments written once: every record that follows
   // the scope's route copies them instead of re-escaping the index and names.

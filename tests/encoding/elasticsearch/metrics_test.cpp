@@ -139,6 +139,32 @@ HistogramDataPoint& hist(MetricsFixture& f, Metric& m, std::initializer_list<std
   return p;
 }
 
+// A rejected point leaves nothing in its document's metrics object nor in its action line's
+// dynamic templates, before, between and after accepted ones (names with escapes).
+TEST(EsMetrics, RejectedPointsLeaveNoTemplate) {
+  MetricsFixture f;
+  auto nan_point = [&](std::string_view name) {
+    auto& p = f.metric(name, MetricType::Gauge).number_points.emplace_back(f.d.arena);
+    p.time_unix_nano = 3600000000000ull;
+    p.value_type = NumberType::Double;
+    p.as_double = std::nan("");
+  };
+  nan_point("first");
+  f.int_point(f.metric("x\"q", MetricType::Gauge), 1);
+  nan_point("between");
+  f.int_point(f.metric("y", MetricType::Sum), 2);
+  nan_point("last");
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b.action(0),
+            "{\"create\":{\"_index\":\"metrics-generic.otel-default\",\"dynamic_templates\":{"
+            "\"metrics.x\\\"q\":\"gauge_long\",\"metrics.y\":\"gauge_long\"}}}\n");
+  EXPECT_EQ(doc(b, 0)["metrics"], Json::parse(R"({"x\"q":1,"y":2})"));
+  EXPECT_EQ(doc(b, 0)["_metric_names_hash"], names_hash("x\"qy"));
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::NanOrInf)], 3u);
+  EXPECT_EQ(b.items[0].events, 2u);
+}
+
 TEST(EsMetrics, HistogramWorkedExample5AndCentroid) {
   MetricsFixture f;
   auto& a = f.d.arena;
