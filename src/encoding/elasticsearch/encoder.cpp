@@ -706,7 +706,12 @@ Encoder::SharedAction Encoder::write_action(JsonWriter& w, const Route& route, s
       w.padded(cached->action);
       return {};
     }
-    w.padded(cached->index_field);
+    // A metrics document's: the cached `{"create":{"_index":..`, its templates, the end.
+    char* p = w.at(json::padded_room(cached->index_field) + dynamic_templates.size() + 26);
+    p = json::lit(json::padded_copy(p, cached->index_field), ",\"dynamic_templates\":{");
+    p = json::raw(p, dynamic_templates);
+    w.done(json::lit(p, "}}}\n"));
+    return {};
   } else {
     w.lit("{\"create\":{");
     if (!id.empty()) {
@@ -1572,14 +1577,21 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
         const std::size_t mark = d.size(), t_mark = t.size();
         // The name escaped once, into the document, and its escaped text copied into the
         // template's key (`"metrics.<name>":"<template>"`).
-        if (!names_.empty()) d.put(',');
-        const std::size_t name_at = d.size() + 1;
-        if (name.size() <= json::kInlineString)
-          d.done(json::string(d.at(json::string_room(name.size())), name));
-        else
+        std::size_t name_at;
+        if (name.size() <= json::kInlineString) {
+          char* q = d.at(json::string_room(name.size()) + 2);
+          if (!names_.empty()) *q++ = ',';
+          name_at = d.pos(q) + 1;
+          q = json::string(q, name);
+          *q++ = ':';
+          d.done(q);
+        } else {
+          if (!names_.empty()) d.put(',');
+          name_at = d.size() + 1;
           d.string(name);
-        const std::size_t name_len = d.size() - 1 - name_at;
-        d.put(':');
+          d.put(':');
+        }
+        const std::size_t name_len = d.size() - 2 - name_at;
         char* q = t.at(name_len + 16);
         if (!names_.empty()) *q++ = ',';
         q = json::lit(q, "\"metrics.");
@@ -1597,11 +1609,9 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
         names_.push_back(name);
       }
       if (names_.empty()) continue;  // every point rejected: no document
-      d.put('}');
-      if (doc_count) {
-        d.lit(",\"_doc_count\":");
-        d.integer(doc_count);
-      }
+      char* q = json::lit(d.at(json::kIntegerRoom + 16), "}");
+      if (doc_count) q = json::integer(json::lit(q, ",\"_doc_count\":"), doc_count);
+      d.done(q);
       // XXH64 of the sorted names concatenated (one name: the name itself).
       std::uint64_t nh;
       if (names_.size() == 1) {
@@ -1614,7 +1624,7 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
       }
       std::uint8_t be[8];
       for (int b = 0; b < 8; ++b) be[b] = static_cast<std::uint8_t>(nh >> (56 - 8 * b));
-      char* q = json::lit(d.at(40), ",\"_metric_names_hash\":\"");
+      q = json::lit(d.at(40), ",\"_metric_names_hash\":\"");
       q = json::hex(q, be, 8);
       *q++ = '"';
       d.done(q);
@@ -1629,16 +1639,28 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
     const std::size_t action_end = w.size();
     const PointRef& rep = points_[g.head];
     const PointView pv = point_view(*rep.metric, rep.index);
-    char* p = w.at(2 * json::kIntegerRoom + 40);
+    const std::string_view unit = rep.metric->unit;
+    const CachedRoute* cached = cached_route(*route);
+    // Timestamps, unit and data_stream in one reservation when the unit is short and the
+    // route cached (nearly always).
+    const bool one_room = cached && unit.size() <= json::kInlineString;
+    char* p =
+        w.at(2 * json::kIntegerRoom + 40 +
+             (one_room ? json::string_room(unit.size()) + 8 + json::padded_room(cached->data_stream) : 0));
     p = json::lit(p, "{\"@timestamp\":");
     p = w.millis(p, pv.ts);
     if (pv.start) {
       p = json::lit(p, ",\"start_timestamp\":");
       p = w.millis(p, pv.start);
     }
-    w.done(p);
-    if (!rep.metric->unit.empty()) string_field(w, ",\"unit\":", rep.metric->unit);
-    write_data_stream(w, *route);
+    if (one_room) {
+      if (!unit.empty()) p = json::string(json::lit(p, ",\"unit\":"), unit);
+      w.done(json::padded_copy(p, cached->data_stream));
+    } else {
+      w.done(p);
+      if (!unit.empty()) string_field(w, ",\"unit\":", unit);
+      write_data_stream(w, *route);
+    }
     bool first = false;
     write_attributes(w, first, *pv.attrs, true);
     p = json::padded_copy(w.at(json::padded_room(tail_) + d.size() + 2), tail_);
