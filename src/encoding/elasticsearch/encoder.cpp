@@ -754,60 +754,6 @@ std::size_t Encoder::scope_doc_bytes() const {
   return scope_route_.action.size() + scope_route_.data_stream.size() + tail_.size();
 }
 
-void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& attrs, bool metrics_mode,
-                               std::string_view event_name) {
-  if (attrs.empty() && event_name.empty()) return;
-  field(w, first, "\"attributes\":{");
-  // Every attribute is written with a ',' after it and the last ',' becomes the
-  // '}': no first-field flag to keep. Short keys with scalar values (nearly all
-  // attributes) take one reservation and one switch on the kind, through a
-  // cursor held in registers.
-  bool any_geo = false;
-  Cursor c(w);
-  for (const auto& kv : attrs) {
-    const std::string_view key = kv.key;
-    const AnyValue& v = kv.value;
-    if (is_excluded(key)) continue;
-    if (v.kind == ValueKind::Double && key.size() >= kGeoKeyMin) {
-      std::size_t pl;
-      if (int half = geo_half(key, pl); half && geo_partner(attrs, kv, pl, half)) {
-        any_geo = true;  // written merged, after the other attributes
-        continue;
-      }
-    }
-    if (short_member(c, key, v)) continue;
-    c.sync();
-    w.string(key);
-    w.put(':');
-    if (metrics_mode && v.kind == ValueKind::KvList) {
-      // Dimensions can't be objects: a top-level map becomes its JSON text.
-      tmp_.clear();
-      {
-        JsonWriter t(tmp_, 0);
-        write_kvlist(t, v.kvlist, 1);
-      }
-      w.string(tmp_);
-    } else {
-      write_value(w, v, 1);
-    }
-    w.put(',');
-    c.reload();
-  }
-  c.sync();
-  if (any_geo) write_geo_points(w, attrs);
-  if (!event_name.empty()) {
-    w.lit("\"event.name\":");
-    w.string(event_name);
-    w.put(',');
-  }
-  char* d = w.at(1);
-  if (d[-1] == ',')
-    d[-1] = '}';  // the last attribute's comma
-  else
-    *d++ = '}';  // nothing was written: every attribute was excluded
-  w.done(d);
-}
-
 // The end of a resource, scope or link object: its attributes, dropped_attributes_count
 // and `}`.
 void Encoder::end_with_attributes(JsonWriter& w, bool& first, const Attributes& attrs, std::uint32_t dropped,
@@ -955,12 +901,18 @@ static_assert(std::string_view("event.name").size() == 10 &&
 
 }  // namespace
 
-// The attributes of a log record or span, `c` just past `,"attributes":{`, up to and with
-// their `}`. One test (may_have_role) clears nearly every attribute of the roles a key can
-// have before it is written through the cursor.
-[[gnu::always_inline]] inline bool Encoder::write_one_pass_attributes(Cursor& c, JsonWriter& w,
-                                                                      const Attributes& attrs,
-                                                                      const AnyValue** event_attribute) {
+// The members of an attributes object, each followed by ',', through the writer's cursor
+// `c` (close_members() ends the object). One test (may_have_role) clears nearly every
+// attribute of the roles a key can have before it is written. kMayTakeBack (a log record
+// or span written in one pass): false, at once, for a routing attribute without a static
+// index, the caller takes the document back; otherwise routing keys are only left out, as
+// the route was resolved first. `event_attribute` (logs): set to the first `event.name`.
+// `metrics_mode`: a map value is written as its JSON text (dimensions can't be objects).
+template <bool kMayTakeBack>
+[[gnu::always_inline]] inline bool Encoder::write_attribute_members(Cursor& c, JsonWriter& w,
+                                                                    const Attributes& attrs,
+                                                                    const AnyValue** event_attribute,
+                                                                    bool metrics_mode) {
   bool any_geo = false;
   for (const auto& kv : attrs) {
     if (may_have_role(kv)) [[unlikely]] {
@@ -971,8 +923,8 @@ static_assert(std::string_view("event.name").size() == 10 &&
           if (event_attribute && !*event_attribute) *event_attribute = &kv.value;
           break;  // and written as an attribute too
         case KeyRole::Routing:
-          if (static_index_.empty()) return false;  // the document has a route of its own
-          continue;                                 // a static index: only excluded
+          if (kMayTakeBack && static_index_.empty()) return false;  // a route of its own
+          continue;                                                 // otherwise only left out
         case KeyRole::Excluded:
           continue;
         case KeyRole::Geo:
@@ -982,7 +934,19 @@ static_assert(std::string_view("event.name").size() == 10 &&
     }
     if (short_member(c, kv.key, kv.value)) continue;
     c.sync();
-    long_member(w, kv.key, kv.value, 1);
+    if (metrics_mode && kv.value.kind == ValueKind::KvList) {
+      tmp_.clear();
+      {
+        JsonWriter t(tmp_, 0);
+        write_kvlist(t, kv.value.kvlist, 1);
+      }
+      w.string(kv.key);
+      w.put(':');
+      w.string(tmp_);
+      w.put(',');
+    } else {
+      long_member(w, kv.key, kv.value, 1);
+    }
     c.reload();
   }
   if (any_geo) {
@@ -990,13 +954,36 @@ static_assert(std::string_view("event.name").size() == 10 &&
     write_geo_points(w, attrs);
     c.reload();
   }
+  return true;
+}
+
+namespace {
+// Ends an object whose members each came with a ',': the last one becomes the '}'.
+[[gnu::always_inline]] inline void close_members(Cursor& c) {
   char* d = c.room(1);
   if (d[-1] == ',')
-    d[-1] = '}';  // the last attribute's comma
+    d[-1] = '}';
   else
-    *d++ = '}';  // every attribute was excluded
+    *d++ = '}';  // no member was written (every attribute left out)
   c.done(d);
-  return true;
+}
+}  // namespace
+
+void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& attrs, bool metrics_mode,
+                               std::string_view event_name) {
+  if (attrs.empty() && event_name.empty()) return;
+  field(w, first, "\"attributes\":{");
+  Cursor c(w);
+  write_attribute_members<false>(c, w, attrs, nullptr, metrics_mode);
+  if (!event_name.empty()) {
+    c.sync();
+    w.lit("\"event.name\":");
+    w.string(event_name);
+    w.put(',');
+    c.reload();
+  }
+  close_members(c);
+  c.sync();
 }
 
 // The action line of a document starting at `start` on a cached route: copied, or shared
@@ -1048,10 +1035,11 @@ void Encoder::take_back(JsonWriter& w, CachedRoute& route, std::size_t start, Sh
   c.done(d);
   if (!r.attributes.empty()) {
     c.done(json::lit(d, ",\"attributes\":{"));
-    if (!write_one_pass_attributes(c, w, r.attributes, &event_attribute)) {
+    if (!write_attribute_members<true>(c, w, r.attributes, &event_attribute, false)) {
       take_back(w, route, start, shared);
       return false;
     }
+    close_members(c);
   }
   end_log_document(c, w, r, event_attribute, start, action_end, shared, item);
   return true;
@@ -1312,10 +1300,11 @@ constexpr std::size_t kSpanFixedRoom =
   c.done(d);
   if (!s.attributes.empty()) {
     c.done(json::lit(d, ",\"attributes\":{"));
-    if (!write_one_pass_attributes(c, w, s.attributes, nullptr)) {
+    if (!write_attribute_members<true>(c, w, s.attributes, nullptr, false)) {
       take_back(w, route, start, shared);
       return false;
     }
+    close_members(c);
   }
   const std::string_view message = s.status.message;
   if (!s.dropped_attributes_count && !s.dropped_events_count && s.links.empty() && !s.dropped_links_count &&

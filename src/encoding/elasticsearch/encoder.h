@@ -179,11 +179,11 @@ class Encoder {
   // One otel log record on the scope's route in one pass; false (nothing written) when it
   // carries routing attributes of its own.
   bool write_log_record(JsonWriter& w, const pdata::LogRecord& r, EncodedItem& item);
-  // The attributes object of a log record or span through the writer's cursor `c`, up to
-  // its `}`; false when an attribute gives the document a route of its own (the caller
-  // takes it back). `event_attribute` (logs): set to the first `event.name` attribute.
-  bool write_one_pass_attributes(Cursor& c, JsonWriter& w, const pdata::Attributes& attrs,
-                                 const pdata::AnyValue** event_attribute);
+  // The members of an attributes object through the writer's cursor `c`; false when a
+  // document written in one pass (kMayTakeBack) has a route of its own (encoder.cpp).
+  template <bool kMayTakeBack>
+  bool write_attribute_members(Cursor& c, JsonWriter& w, const pdata::Attributes& attrs,
+                               const pdata::AnyValue** event_attribute, bool metrics_mode);
   char* inline_action(char* d, CachedRoute& route, std::size_t start, SharedAction& shared);
   // Undoes the document started at `start` (write_log_record, write_span).
   void take_back(JsonWriter& w, CachedRoute& route, std::size_t start, SharedAction shared);
