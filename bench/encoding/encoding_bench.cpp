@@ -1,4 +1,5 @@
 // Encode/<signal>/<impl>/<size> and Memcpy/<size> (shared/spec/benchmarks.md), plus
+// EncodeTraced/logs/<impl>/<size> (log records with their own timestamps and trace context),
 // EncodeBodyMap/<impl>/<size> (the bodymap mapping mode), EncodeMode/<signal>/<mode>/<impl>/<size>
 // (the none and raw mapping modes), Escape/<text>/<impl> and Bound/logs/<variant>/<size>
 // (bound_sketch.h: how fast this design can go at all).
@@ -205,6 +206,14 @@ void register_all() {
     });
     benchmark::RegisterBenchmark(("Encode/logs/objmodel/" + sz).c_str(), [=](benchmark::State& st) {
       run<tern::bench::ObjModelEncoder>(st, *logs, n, &tern::bench::ObjModelEncoder::encode_logs);
+    });
+    // Log records with their own timestamps and trace context (workload.h; Tern's addition).
+    auto traced = make<tern::pdata::LogsData>(s.n, tern::bench::build_traced_logs_workload);
+    benchmark::RegisterBenchmark(("EncodeTraced/logs/direct/" + sz).c_str(), [=](benchmark::State& st) {
+      run<Encoder>(st, *traced, n, &Encoder::encode_logs);
+    });
+    benchmark::RegisterBenchmark(("EncodeTraced/logs/objmodel/" + sz).c_str(), [=](benchmark::State& st) {
+      run<tern::bench::ObjModelEncoder>(st, *traced, n, &tern::bench::ObjModelEncoder::encode_logs);
     });
     // The bodymap mode (Tern's addition, not in the spec's contract): map bodies as documents.
     benchmark::RegisterBenchmark(("EncodeBodyMap/direct/" + sz).c_str(), [=](benchmark::State& st) {

@@ -207,10 +207,16 @@ inline constexpr std::array<char, 200> kDigitPairs = [] {
   return t;
 }();
 
+// The six zero-padded digits of x < 10^6 that timestamps use (exposed for its test).
+char* six_digits_for_test(char* d, std::uint32_t x);
+// integer() for the values its inline path leaves: std::to_chars, out of line (inlined
+// at every call site it made the loops around it bigger and slower).
+char* integer_general(char* d, std::int64_t v);
+char* integer_general(char* d, std::uint64_t v);
 // Room: kIntegerRoom. Values below 100 (severity numbers, small counts and
 // codes, integral doubles like 5.0) are written inline, without the call.
 template <class Int>
-inline char* integer(char* d, Int v) {
+[[gnu::always_inline]] inline char* integer(char* d, Int v) {
   if (static_cast<std::make_unsigned_t<Int>>(v) < 100) {  // negative values are huge here
     const auto u = static_cast<unsigned>(v);
     if (u < 10) {
@@ -220,7 +226,10 @@ inline char* integer(char* d, Int v) {
     std::memcpy(d, &kDigitPairs[2 * u], 2);
     return d + 2;
   }
-  return std::to_chars(d, d + kIntegerRoom, v).ptr;
+  if constexpr (std::is_signed_v<Int>)
+    return integer_general(d, static_cast<std::int64_t>(v));
+  else
+    return integer_general(d, static_cast<std::uint64_t>(v));
 }
 // dbl() for the values its inline path leaves: non-finite -> null, else
 // std::to_chars with ".0" added when it wrote neither '.' nor an exponent.
@@ -229,7 +238,7 @@ char* dbl_general(char* d, double v);
 // Small integral values (5.0, 100.0) inline: the integer's digits and ".0"
 // (below 1e5 the shortest form is fixed notation, as to_chars writes it;
 // -0.0 keeps its sign and NaN its null through the general path). Room: kDoubleRoom.
-inline char* dbl(char* d, double v) {
+[[gnu::always_inline]] inline char* dbl(char* d, double v) {
   if (std::fabs(v) < 1e5) {  // NaN fails too
     const auto i = static_cast<std::int32_t>(v);
     if (static_cast<double>(i) == v && i != 0) {  // zeros keep their sign through the general path

@@ -287,6 +287,27 @@ TEST(EsJsonWriter, IntegersAtDigitBoundaries) {
   EXPECT_EQ(out, expect);
 }
 
+// integer()'s own digits (below 10^8) against std::to_chars: every value below 10^6, every
+// power-of-ten neighbourhood to 10^8, random values and their negatives.
+TEST(EsJsonWriter, IntegersBelowAHundredMillionMatchToChars) {
+  auto check = [](std::int64_t v) {
+    char got[json::kIntegerRoom], want[json::kIntegerRoom];
+    const char* g = json::integer(got, v);
+    const char* e = std::to_chars(want, want + sizeof want, v).ptr;
+    ASSERT_EQ(std::string_view(got, static_cast<std::size_t>(g - got)),
+              std::string_view(want, static_cast<std::size_t>(e - want)));
+  };
+  for (std::int64_t v = 0; v < 1000000; ++v) check(v);
+  for (std::int64_t p = 10; p <= 1000000000; p *= 10)
+    for (std::int64_t d = -3; d <= 3; ++d) check(p + d);
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 200000; ++i) {
+    const auto v = static_cast<std::int64_t>(rng() % 200000000);
+    check(v);
+    check(-v);
+  }
+}
+
 // The double fast path (small integral values) must write what to_chars + ".0" writes.
 TEST(EsJsonWriter, DoubleFastPathMatchesToChars) {
   auto slow = [](double d) {
@@ -435,6 +456,16 @@ TEST(EsJsonWriter, TimestampDigitsAcrossTheSixDigitWindow) {
     times.push_back(rng() % 2 ? times.back() + rng() % step : times.back() - rng() % step);
   }
   for (std::uint64_t t : times) ASSERT_EQ(ts(w, t), want(t)) << t;
+}
+
+// The multiply-only six-digit conversion of timestamps, for every value it can get.
+TEST(EsJsonWriter, SixDigitsForEveryValue) {
+  char buf[8], want[8];
+  for (std::uint32_t x = 0; x < 1000000; ++x) {
+    ASSERT_EQ(json::six_digits_for_test(buf, x), buf + 6);
+    std::snprintf(want, sizeof want, "%06u", x);
+    ASSERT_EQ(std::string_view(buf, 6), std::string_view(want, 6)) << x;
+  }
 }
 
 // Ids in hex (SSE2 blocks of 8 bytes, a table for the rest) against a byte-at-a-time

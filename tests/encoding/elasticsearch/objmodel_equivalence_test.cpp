@@ -45,6 +45,24 @@ TEST(EsObjModel, WorkloadsMatch) {
   }
 }
 
+// EncodeTraced/logs: records with their own timestamps and ids.
+TEST(EsObjModel, TracedLogsWorkloadMatches) {
+  for (std::size_t n : {1u, 10u, 1000u}) {
+    LogsData logs;
+    tern::bench::build_traced_logs_workload(n, logs);
+    EncodedBatch a, b;
+    Encoder(EncoderConfig{}).encode_logs(logs, a);
+    tern::bench::ObjModelEncoder(EncoderConfig{}).encode_logs(logs, b);
+    expect_valid(a);
+    ASSERT_EQ(a.size(), n);
+    expect_same(a, b);
+    EXPECT_EQ(doc(a, n - 1)["span_id"].get<std::string>().size(), 16u);
+    if (n > 1) {
+      EXPECT_NE(doc(a, 0)["@timestamp"], doc(a, 1)["@timestamp"]);
+    }
+  }
+}
+
 TEST(EsObjModel, BodyMapWorkloadMatches) {
   EncoderConfig config;
   config.mode = MappingMode::BodyMap;
