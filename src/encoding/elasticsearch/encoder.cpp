@@ -1650,8 +1650,13 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
       if (!unit.empty()) string_field(w, ",\"unit\":", unit);
       write_data_stream(w, *route);
     }
-    bool first = false;
-    write_attributes(w, first, *pv.attrs, true);
+    if (!pv.attrs->empty()) {  // write_attributes' work, without its call
+      Cursor c(w);
+      c.done(json::lit(c.room(16), ",\"attributes\":{"));
+      write_attribute_members<false>(c, w, *pv.attrs, nullptr, true);
+      close_members(c);
+      c.sync();
+    }
     p = json::padded_copy(w.at(json::padded_room(tail_) + d.size() + 2), tail_);
     p = json::raw(p, d.view());
     w.done(json::lit(p, "}\n"));
