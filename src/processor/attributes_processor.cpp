@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace tern::processor {
@@ -14,6 +15,15 @@ using Action = config::AttributesProcessorConfig::Action;
 namespace {
 
 using Type = config::AttributesProcessorConfig::Type;
+
+// `s` whole as a T (std::int64_t or double): nothing when it is not a number or has more.
+template <class T>
+std::optional<T> parse_whole(std::string_view s) {
+  T x{};
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return x;
+}
 
 pdata::AnyValue typed(const config::AttributesProcessorConfig::Entry& a, const pdata::Arena& arena) {
   switch (a.value_type) {
@@ -46,11 +56,7 @@ void convert(pdata::AnyValue& v, Type to, const pdata::Arena& arena) {
       } else if (v.kind == K::Bool) {
         v = pdata::AnyValue::integer(v.bool_value ? 1 : 0);
       } else if (v.kind == K::String) {
-        std::int64_t i = 0;
-        const auto s = v.string_value;
-        if (auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), i);
-            ec == std::errc() && p == s.data() + s.size())
-          v = pdata::AnyValue::integer(i);
+        if (const auto i = parse_whole<std::int64_t>(v.string_value)) v = pdata::AnyValue::integer(*i);
       }
       break;
     case Type::kDouble:
@@ -59,11 +65,7 @@ void convert(pdata::AnyValue& v, Type to, const pdata::Arena& arena) {
       } else if (v.kind == K::Bool) {
         v = pdata::AnyValue::dbl(v.bool_value ? 1.0 : 0.0);
       } else if (v.kind == K::String) {
-        double d = 0;
-        const auto s = v.string_value;
-        if (auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
-            ec == std::errc() && p == s.data() + s.size())
-          v = pdata::AnyValue::dbl(d);
+        if (const auto d = parse_whole<double>(v.string_value)) v = pdata::AnyValue::dbl(*d);
       }
       break;
     case Type::kString:

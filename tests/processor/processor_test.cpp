@@ -93,6 +93,24 @@ TEST(AttributesProcessor, TypedValuesFromAttributePatternAndConvert) {
   c[0].converted_type = Type::kInt;
   AttributesProcessor(actions(std::move(c)), AttributesProcessor::Target::kRecords).apply(attrs, d.arena);
   EXPECT_EQ(attrs[0].value.kind, pdata::ValueKind::String);
+  // Strings that are whole numbers convert; one with more after its number stays.
+  attrs.push_back({"n", pdata::AnyValue::string("-12")});
+  attrs.push_back({"x", pdata::AnyValue::string("2.5")});
+  attrs.push_back({"partial", pdata::AnyValue::string("12abc")});
+  std::vector<Entry> n(3);
+  n[0] = Entry("n", "", Action::kConvert);
+  n[0].converted_type = Type::kInt;
+  n[1] = Entry("x", "", Action::kConvert);
+  n[1].converted_type = Type::kDouble;
+  n[2] = Entry("partial", "", Action::kConvert);
+  n[2].converted_type = Type::kInt;
+  AttributesProcessor(actions(std::move(n)), AttributesProcessor::Target::kRecords).apply(attrs, d.arena);
+  ASSERT_EQ(attrs[1].value.kind, pdata::ValueKind::Int);
+  EXPECT_EQ(attrs[1].value.int_value, -12);
+  ASSERT_EQ(attrs[2].value.kind, pdata::ValueKind::Double);
+  EXPECT_EQ(attrs[2].value.double_value, 2.5);
+  EXPECT_EQ(attrs[3].value.kind, pdata::ValueKind::String);
+  EXPECT_EQ(attrs[3].value.string_value, "12abc");
 }
 
 TEST(AttributesProcessor, ABadPatternIsAnError) {
