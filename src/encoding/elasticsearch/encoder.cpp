@@ -1263,6 +1263,14 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
 }
 
 namespace {
+// A span status's `"code"` member (none when unset), with a ',' after its message.
+constexpr std::size_t kStatusCodeRoom = sizeof(",\"code\":\"Error\"");
+char* status_code(char* d, pdata::StatusCode code, bool after_message) {
+  if (code != pdata::StatusCode::Ok && code != pdata::StatusCode::Error) return d;
+  if (after_message) *d++ = ',';
+  return code == pdata::StatusCode::Ok ? json::lit(d, "\"code\":\"Ok\"") : json::lit(d, "\"code\":\"Error\"");
+}
+
 // A span document's room up to its attributes, but for the values of trace_state and name:
 // every key it may write (sizeof counts one byte more each), the timestamp, three ids in
 // hex with their quotes, the longest kind and the duration.
@@ -1312,10 +1320,7 @@ constexpr std::size_t kSpanFixedRoom =
     d = c.room(json::string_room(message.size()) + json::padded_room(tail_) + 64);
     d = json::lit(d, ",\"links\":[],\"status\":{");
     if (!message.empty()) d = json::string(json::lit(d, "\"message\":"), message);
-    if (s.status.code == pdata::StatusCode::Ok)
-      d = message.empty() ? json::lit(d, "\"code\":\"Ok\"") : json::lit(d, ",\"code\":\"Ok\"");
-    else if (s.status.code == pdata::StatusCode::Error)
-      d = message.empty() ? json::lit(d, "\"code\":\"Error\"") : json::lit(d, ",\"code\":\"Error\"");
+    d = status_code(d, s.status.code, !message.empty());
     *d++ = '}';
     d = json::padded_copy(d, tail_);
     d = json::lit(d, "}\n");
@@ -1394,14 +1399,10 @@ void Encoder::end_span_document(JsonWriter& w, const pdata::Span& s) {
     w.integer(s.dropped_links_count);
   }
   w.lit(",\"status\":{");
-  bool sf = true;
-  if (!s.status.message.empty()) {
-    field(w, sf, "\"message\":");
-    w.string(s.status.message);
-  }
-  if (s.status.code == pdata::StatusCode::Ok) field(w, sf, "\"code\":\"Ok\"");
-  if (s.status.code == pdata::StatusCode::Error) field(w, sf, "\"code\":\"Error\"");
-  char* d = json::lit(w.at(json::padded_room(tail_) + 3), "}");
+  if (!s.status.message.empty()) string_field(w, "\"message\":", s.status.message);
+  char* d = status_code(w.at(kStatusCodeRoom + json::padded_room(tail_) + 3), s.status.code,
+                        !s.status.message.empty());
+  d = json::lit(d, "}");
   d = json::padded_copy(d, tail_);
   w.done(json::lit(d, "}\n"));
 }
