@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +17,7 @@
 #include "ottl/condition.h"
 #include "ottl/statement.h"
 #include "receiver/filelog/timestamp_layout.h"
+#include "text/numbers.h"
 
 namespace tern::config {
 namespace {
@@ -183,15 +183,13 @@ class MapReader {
     if (!n) return;
     auto v = ctx_.scalar(*n, sub_path(key));
     if (!v) return;
-    double d = 0;
-    const char* end = v->data() + v->size();
-    const auto [p, ec] = std::from_chars(v->data(), end, d);
-    if (ec != std::errc() || p != end || !(d >= min && d <= max)) {
+    const std::optional<double> d = tern::text::parse_whole<double>(*v);
+    if (!d || !(*d >= min && *d <= max)) {
       ctx_.error(n->Mark(),
                  fmt::format("{}: expected a number from {} to {}, got \"{}\"", sub_path(key), min, max, *v));
       return;
     }
-    out = d;
+    out = *d;
   }
   void duration(std::string_view key, Duration& out) {
     auto n = present(key);
@@ -297,9 +295,8 @@ class MapReader {
     if (!v) return std::nullopt;
     const std::string plain = without_digit_groups(*v);
     const std::string_view text = plain;
-    std::uint64_t out = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || out > max) {
+    const std::optional<std::uint64_t> out = tern::text::parse_whole<std::uint64_t>(text);
+    if (!out || *out > max) {
       ctx_.error(n.Mark(),
                  max == UINT64_MAX
                      ? fmt::format("{}: expected a non-negative integer, got \"{}\"", path, text)
@@ -327,10 +324,8 @@ void check_host_port(Ctx& ctx, const MapReader& r, std::string_view key, const s
       colon == std::string::npos ? std::string_view() : std::string_view(value).substr(0, colon);
   std::string_view port =
       colon == std::string::npos ? std::string_view() : std::string_view(value).substr(colon + 1);
-  unsigned p = 0;
-  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
-  bool ok = colon != std::string::npos && !port.empty() && ec == std::errc() &&
-            end == port.data() + port.size() && p <= 65535 && value.find("://") == std::string::npos;
+  const std::optional<unsigned> p = tern::text::parse_whole<unsigned>(port);
+  bool ok = colon != std::string::npos && p && *p <= 65535 && value.find("://") == std::string::npos;
   if (ok && host.find(':') != std::string_view::npos) ok = host.starts_with('[') && host.ends_with(']');
   if (!ok) {
     ctx.error(r.mark(key), fmt::format("{}: expected host:port (e.g. \"127.0.0.1:4318\"), got \"{}\"",
@@ -1104,16 +1099,12 @@ void decode_actions(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProc
         if (v.IsDefined() && !v.IsNull()) {
           a.str("value", e.value);
           if (v.IsScalar() && v.Tag() == "?") {
-            std::int64_t i = 0;
-            double d = 0;
-            const char* b = e.value.data();
-            const char* end = b + e.value.size();
             if (e.value == "true" || e.value == "True" || e.value == "TRUE" || e.value == "false" ||
                 e.value == "False" || e.value == "FALSE") {
               e.value_type = T::kBool;
-            } else if (auto [p, ec] = std::from_chars(b, end, i); ec == std::errc() && p == end) {
+            } else if (tern::text::parse_whole<std::int64_t>(e.value)) {
               e.value_type = T::kInt;
-            } else if (auto [q, ec2] = std::from_chars(b, end, d); ec2 == std::errc() && q == end) {
+            } else if (tern::text::parse_whole<double>(e.value)) {
               e.value_type = T::kDouble;
             }
           }

@@ -13,6 +13,7 @@
 #include "pdata/logs.h"
 #include "pdata/metrics.h"
 #include "pdata/trace.h"
+#include "text/numbers.h"
 
 namespace tern::gen {
 
@@ -28,11 +29,9 @@ std::optional<AttrValue> parse_scalar(std::string_view v, std::string& error) {
     out.b = v == "true";
     return out;
   }
-  std::int64_t i = 0;
-  if (!v.empty() && std::from_chars(v.data(), v.data() + v.size(), i).ptr == v.data() + v.size() &&
-      std::from_chars(v.data(), v.data() + v.size(), i).ec == std::errc{}) {
+  if (const std::optional<std::int64_t> i = tern::text::parse_whole<std::int64_t>(v)) {
     out.kind = AttrValue::Kind::Int;
-    out.i = i;
+    out.i = *i;
     return out;
   }
   if (v.size() < 2 || v.front() != '"' || v.back() != '"') {
@@ -112,8 +111,9 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view text,
       error = "invalid duration \"" + std::string(text) + "\"";
       return std::nullopt;
     }
-    double value = 0;
-    if (std::from_chars(s.data(), s.data() + n, value).ec != std::errc{}) {
+    // The whole run of digits and dots: "1.2.3s" is an error, not 1.2 seconds.
+    const std::optional<double> value = tern::text::parse_whole<double>(s.substr(0, n));
+    if (!value) {
       error = "invalid duration \"" + std::string(text) + "\"";
       return std::nullopt;
     }
@@ -141,7 +141,7 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view text,
                   : "unknown unit \"" + std::string(unit) + "\" in duration \"" + std::string(text) + "\"";
       return std::nullopt;
     }
-    total_ns += value * mult;
+    total_ns += *value * mult;
   }
   return std::chrono::nanoseconds(static_cast<std::int64_t>(total_ns));
 }

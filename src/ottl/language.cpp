@@ -1,11 +1,11 @@
 #include "ottl/condition.h"
 #include "ottl/statement.h"
+#include "text/numbers.h"
 
 #include <re2/re2.h>
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <vector>
 
@@ -645,20 +645,17 @@ class Parser {
         return n;
       case Tok::kInt: {
         const std::string s = next().text;
-        std::int64_t i = 0;
-        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), i);
-        if (ec != std::errc() || p != s.data() + s.size())
-          return fail(t.at, "\"" + s + "\" is not a 64-bit integer");
-        n->literal = integer(i);
+        const std::optional<std::int64_t> i = tern::text::parse_whole<std::int64_t>(s);
+        if (!i) return fail(t.at, "\"" + s + "\" is not a 64-bit integer");
+        n->literal = integer(*i);
         return n;
       }
       case Tok::kDouble: {
         const std::string s = next().text;
-        double d = 0;
-        const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
-        if (ec != std::errc() || p != s.data() + s.size()) return fail(t.at, "\"" + s + "\" is not a number");
+        const std::optional<double> d = tern::text::parse_whole<double>(s);
+        if (!d) return fail(t.at, "\"" + s + "\" is not a number");
         n->literal.kind = Kind::kDouble;
-        n->literal.d = d;
+        n->literal.d = *d;
         return n;
       }
       case Tok::kIdent:

@@ -1,9 +1,9 @@
 #include "processor/attributes_processor.h"
+#include "text/numbers.h"
 
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -16,26 +16,14 @@ namespace {
 
 using Type = config::AttributesProcessorConfig::Type;
 
-// `s` whole as a T (std::int64_t or double): nothing when it is not a number or has more.
-template <class T>
-std::optional<T> parse_whole(std::string_view s) {
-  T x{};
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return x;
-}
-
 pdata::AnyValue typed(const config::AttributesProcessorConfig::Entry& a, const pdata::Arena& arena) {
   switch (a.value_type) {
     case Type::kInt: {
-      std::int64_t i = 0;
-      std::from_chars(a.value.data(), a.value.data() + a.value.size(), i);
-      return pdata::AnyValue::integer(i);
+      // kInt and kDouble: the loader found the value to be that number.
+      return pdata::AnyValue::integer(tern::text::parse_whole<std::int64_t>(a.value).value_or(0));
     }
     case Type::kDouble: {
-      double d = 0;
-      std::from_chars(a.value.data(), a.value.data() + a.value.size(), d);
-      return pdata::AnyValue::dbl(d);
+      return pdata::AnyValue::dbl(tern::text::parse_whole<double>(a.value).value_or(0));
     }
     case Type::kBool:
       return pdata::AnyValue::boolean(a.value[0] == 't' || a.value[0] == 'T');
@@ -56,7 +44,8 @@ void convert(pdata::AnyValue& v, Type to, const pdata::Arena& arena) {
       } else if (v.kind == K::Bool) {
         v = pdata::AnyValue::integer(v.bool_value ? 1 : 0);
       } else if (v.kind == K::String) {
-        if (const auto i = parse_whole<std::int64_t>(v.string_value)) v = pdata::AnyValue::integer(*i);
+        if (const auto i = tern::text::parse_whole<std::int64_t>(v.string_value))
+          v = pdata::AnyValue::integer(*i);
       }
       break;
     case Type::kDouble:
@@ -65,7 +54,7 @@ void convert(pdata::AnyValue& v, Type to, const pdata::Arena& arena) {
       } else if (v.kind == K::Bool) {
         v = pdata::AnyValue::dbl(v.bool_value ? 1.0 : 0.0);
       } else if (v.kind == K::String) {
-        if (const auto d = parse_whole<double>(v.string_value)) v = pdata::AnyValue::dbl(*d);
+        if (const auto d = tern::text::parse_whole<double>(v.string_value)) v = pdata::AnyValue::dbl(*d);
       }
       break;
     case Type::kString:

@@ -376,6 +376,12 @@ TEST(GenParse, AttributesAndDurations) {
   EXPECT_FALSE(parse_go_duration("5", err));
   EXPECT_FALSE(err.empty());
   EXPECT_FALSE(parse_go_duration("5x", err));
+  // Every digit and dot before a unit is the number: two radix points are an error, not
+  // "1.2" seconds with ".3s" left over.
+  err.clear();
+  EXPECT_FALSE(parse_go_duration("1.2.3s", err));
+  EXPECT_NE(err.find("invalid duration"), std::string::npos);
+  EXPECT_FALSE(parse_attribute("n=12abc", err));  // not a number, and not a quoted string
 }
 
 TEST(GenLatency, HistogramQuantiles) {
