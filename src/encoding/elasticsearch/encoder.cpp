@@ -1025,7 +1025,7 @@ void Encoder::take_back(JsonWriter& w, CachedRoute& route, std::size_t start, Sh
   d = json::lit(d, "{\"@timestamp\":");
   d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
   d = json::lit(d, ",\"observed_timestamp\":");
-  d = w.timestamp(d, r.observed_time_unix_nano);
+  d = w.timestamp(d, r.observed_time_unix_nano, 1);
   d = json::padded_copy(d, route.data_stream);
   if (!r.severity_text.empty()) d = json::string(json::lit(d, ",\"severity_text\":"), r.severity_text);
   if (r.severity_number) d = json::integer(json::lit(d, ",\"severity_number\":"), r.severity_number);
@@ -1176,7 +1176,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   char* d = json::lit(w.at(kLogFixedRoom), "{\"@timestamp\":");
   d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
   d = json::lit(d, ",\"observed_timestamp\":");
-  w.done(w.timestamp(d, r.observed_time_unix_nano));
+  w.done(w.timestamp(d, r.observed_time_unix_nano, 1));
   write_data_stream(w, route);
   if (!r.severity_text.empty()) string_field(w, ",\"severity_text\":", r.severity_text);
   d = w.at(kLogFixedRoom);
@@ -1416,7 +1416,7 @@ EncodedItem* Encoder::write_span_events(JsonWriter& w, const pdata::Span& s, Enc
     const SharedAction shared = write_action(w, route, {}, {});
     const std::size_t action_end = w.size();
     w.lit("{\"@timestamp\":");
-    w.timestamp(e.time_unix_nano);
+    w.timestamp(e.time_unix_nano, 1);  // the span's start has slot 0
     write_data_stream(w, route);
     id_field(w, ",\"trace_id\":", s.trace_id);
     id_field(w, ",\"span_id\":", s.span_id);

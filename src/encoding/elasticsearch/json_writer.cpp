@@ -372,37 +372,37 @@ char* json::six_digits_for_test(char* d, std::uint32_t x) {
   return d + 6;
 }
 
-char* JsonWriter::format_timestamp(char* d, std::uint64_t ns) {
+char* JsonWriter::format_timestamp(char* d, std::uint64_t ns, TimestampCache& c) {
   const std::uint64_t ms = ns / 1000000;
   const auto rem = static_cast<std::uint32_t>(ns - ms * 1000000);
-  if (ms != ts_ms_) {
+  if (ms != c.ms) {
     // The timestamps of a batch are close (spans a second apart, records of one minute):
     // while the leading digits stay, only the last six (a quarter of an hour) are written.
     // A high part of 0 has no digits before the six, which would then be zero-padded.
     const std::uint64_t high = ms / kMsLow;
-    if (high == ts_ms_high_ && high != 0) {
-      six_digits(ts_digits_ + ts_len_ - 6, static_cast<std::uint32_t>(ms - high * kMsLow));
+    if (high == c.ms_high && high != 0) {
+      six_digits(c.digits + c.len - 6, static_cast<std::uint32_t>(ms - high * kMsLow));
     } else {
-      ts_len_ = static_cast<std::size_t>(std::to_chars(ts_digits_, ts_digits_ + sizeof ts_digits_, ms).ptr -
-                                         ts_digits_);
-      ts_ms_high_ = high;
+      c.len =
+          static_cast<std::size_t>(std::to_chars(c.digits, c.digits + sizeof c.digits, ms).ptr - c.digits);
+      c.ms_high = high;
     }
-    ts_ms_ = ms;
+    c.ms = ms;
   }
   // Written into the cache, then copied out as timestamp() copies a cached one: fixed
   // sizes, no call.
-  char* t = ts_text_;
+  char* t = c.text;
   *t++ = '"';
-  std::memcpy(t, ts_digits_, sizeof ts_digits_);  // the excess is overwritten
-  t += ts_len_;
+  std::memcpy(t, c.digits, sizeof c.digits);  // the excess is overwritten
+  t += c.len;
   *t++ = '.';
   six_digits(t, rem);
   t[6] = '"';
   t += 7;
-  ts_ns_ = ns;
-  ts_text_len_ = static_cast<std::size_t>(t - ts_text_);  // <= 1 + 20 + 8 < sizeof ts_text_
-  std::memcpy(d, ts_text_, sizeof ts_text_);              // room: kTimestampRoom
-  return d + ts_text_len_;
+  c.ns = ns;
+  c.text_len = static_cast<std::size_t>(t - c.text);  // <= 1 + 20 + 8 < sizeof c.text
+  std::memcpy(d, c.text, sizeof c.text);              // room: kTimestampRoom
+  return d + c.text_len;
 }
 
 }  // namespace tern::encoding::es

@@ -344,16 +344,22 @@ class JsonWriter {
   void escaped(std::string_view s);
 
   // "<epoch_ms>.<ns remainder, 6 digits>" with its quotes (spec section 1).
-  // Room: json::kTimestampRoom. The epoch_ms digits of the last call are
-  // kept: the records of a batch mostly share their millisecond.
-  char* timestamp(char* d, std::uint64_t ns) {
-    if (ns == ts_ns_) {
-      std::memcpy(d, ts_text_, sizeof ts_text_);  // fixed size: a few moves; room covers it
-      return d + ts_text_len_;
+  // Room: json::kTimestampRoom. Each of kTimestampSlots caches the last timestamp written
+  // through it, whole and as its epoch_ms digits: the records of a batch mostly share their
+  // millisecond. A document's two timestamp fields take a slot each (a log record's
+  // @timestamp 0, observed_timestamp 1; a span 0, its events 1): through one cache they
+  // alternated, and a batch whose records each carry their own times formatted both
+  // timestamps of every record in full.
+  static constexpr int kTimestampSlots = 2;
+  char* timestamp(char* d, std::uint64_t ns, int slot = 0) {
+    TimestampCache& c = ts_[slot];
+    if (ns == c.ns) {
+      std::memcpy(d, c.text, sizeof c.text);  // fixed size: a few moves; room covers it
+      return d + c.text_len;
     }
-    return format_timestamp(d, ns);
+    return format_timestamp(d, ns, c);
   }
-  void timestamp(std::uint64_t ns) { done(timestamp(at(json::kTimestampRoom), ns)); }
+  void timestamp(std::uint64_t ns, int slot = 0) { done(timestamp(at(json::kTimestampRoom), ns, slot)); }
   // ns / 1e6 as a JSON integer (metrics timestamps), the last one cached.
   // Room: json::kIntegerRoom.
   char* millis(char* d, std::uint64_t ns) {
@@ -367,8 +373,19 @@ class JsonWriter {
   }
 
  private:
+  // One timestamp cache. It starts as the text of 0, not as a sentinel value: every uint64
+  // is a timestamp the caches may be asked for (UINT64_MAX came out empty once).
+  struct TimestampCache {
+    std::uint64_t ns = 0, ms = 0, ms_high = 0;  // ms_high: ms / kMsLow
+    char text[32] = "\"0.000000\"";             // the last timestamp, whole
+    std::size_t text_len = 10;
+    char digits[24] = "0";  // the epoch_ms digits of the last one formatted
+    std::size_t len = 1;
+  };
+  static constexpr std::uint64_t kMsLow = 1000000;  // the last six digits of epoch_ms
+
   void grow(std::size_t n);
-  char* format_timestamp(char* d, std::uint64_t ns);
+  char* format_timestamp(char* d, std::uint64_t ns, TimestampCache& c);
   void rebase(std::size_t pos) {
     p_ = out_.data() + pos;
     end_ = out_.data() + out_.size();
@@ -378,16 +395,7 @@ class JsonWriter {
   std::size_t chunk_;
   char* p_ = nullptr;
   char* end_ = nullptr;  // out_.data() + out_.size(): the writable limit
-  // The last timestamp written, whole (records of a batch often share it),
-  // and the epoch_ms digits of the last one formatted (or share the ms).
-  // They start as the text of 0, not as a sentinel value: every uint64 is a
-  // timestamp the caches may be asked for (UINT64_MAX came out empty once).
-  static constexpr std::uint64_t kMsLow = 1000000;        // the last six digits of epoch_ms
-  std::uint64_t ts_ns_ = 0, ts_ms_ = 0, ts_ms_high_ = 0;  // ts_ms_high_: ts_ms_ / kMsLow
-  char ts_text_[32] = "\"0.000000\"";
-  std::size_t ts_text_len_ = 10;
-  char ts_digits_[24] = "0";
-  std::size_t ts_len_ = 1;
+  TimestampCache ts_[kTimestampSlots];
   std::uint64_t ms_value_ = 0;
   char ms_text_[json::kIntegerRoom] = "0";
   std::size_t ms_len_ = 1;

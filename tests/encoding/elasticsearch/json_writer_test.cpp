@@ -422,6 +422,31 @@ TEST(EsJsonWriter, EncoderTimestampsChangeBetweenRecords) {
   }
 }
 
+// Records whose @timestamp and observed_timestamp both change, through the encoder.
+TEST(EsJsonWriter, EncoderRecordTimestampsBothChange) {
+  LogsData d;
+  auto& sl = d.resource_logs.emplace_back(d.arena).scope_logs.emplace_back(d.arena);
+  for (std::uint64_t i = 0; i < 50; ++i) {
+    auto& r = sl.log_records.emplace_back(d.arena);
+    r.time_unix_nano = 1721314113467654123ull + i * 100000;
+    r.observed_time_unix_nano = r.time_unix_nano + (i % 7 == 0 ? 0 : 1300000 + i);
+  }
+  EncodedBatch b;
+  Encoder(EncoderConfig{}).encode_logs(d, b);
+  expect_valid(b);
+  auto text = [](std::uint64_t ns) {
+    return std::to_string(ns / 1000000) + "." + [&] {
+      std::string r = std::to_string(ns % 1000000);
+      return std::string(6 - r.size(), '0') + r;
+    }();
+  };
+  for (std::size_t i = 0; i < 50; ++i) {
+    const auto& r = sl.log_records[i];
+    EXPECT_EQ(doc(b, i)["@timestamp"], text(r.time_unix_nano)) << i;
+    EXPECT_EQ(doc(b, i)["observed_timestamp"], text(r.observed_time_unix_nano)) << i;
+  }
+}
+
 // Timestamps that move by seconds, minutes and days, back and forth, across the window of
 // six epoch_ms digits the writer rewrites in place (and below it: no leading digits to
 // keep), each compared with printf's.
@@ -456,6 +481,40 @@ TEST(EsJsonWriter, TimestampDigitsAcrossTheSixDigitWindow) {
     times.push_back(rng() % 2 ? times.back() + rng() % step : times.back() - rng() % step);
   }
   for (std::uint64_t t : times) ASSERT_EQ(ts(w, t), want(t)) << t;
+}
+
+// The two timestamp slots interleaved, as a log record's @timestamp (slot 0) and
+// observed_timestamp (slot 1) are: each keeps its own cache, and neither serves the
+// other's digits, whether their milliseconds, their leading digits or nothing differ.
+TEST(EsJsonWriter, TimestampSlotsKeepTheirOwnCaches) {
+  std::string out;
+  JsonWriter w(out);
+  auto want = [](std::uint64_t ns) {
+    char b[48];
+    std::snprintf(b, sizeof b, "\"%llu.%06llu\"", static_cast<unsigned long long>(ns / 1000000),
+                  static_cast<unsigned long long>(ns % 1000000));
+    return std::string(b);
+  };
+  auto slot_ts = [&](std::uint64_t ns, int slot) {
+    const std::size_t before = w.size();
+    w.timestamp(ns, slot);
+    return std::string(w.view().substr(before));
+  };
+  std::mt19937_64 rng(11);
+  std::uint64_t t = 1721314999000000000ull;
+  for (int i = 0; i < 5000; ++i) {
+    // Records 100 µs apart, observed 1.3 ms later; now and then a jump, or both equal.
+    t += i % 97 == 0 ? rng() % (std::uint64_t{1} << 45) : 100000;
+    const std::uint64_t observed = i % 13 == 0 ? t : t + 1300000;
+    ASSERT_EQ(slot_ts(t, 0), want(t)) << i;
+    ASSERT_EQ(slot_ts(observed, 1), want(observed)) << i;
+  }
+  // One slot's value written through the other, and a fresh slot's zero.
+  EXPECT_EQ(slot_ts(t, 1), want(t));
+  JsonWriter fresh(out);
+  const std::size_t before = fresh.size();
+  fresh.timestamp(0, 1);
+  EXPECT_EQ(std::string(fresh.view().substr(before)), "\"0.000000\"");
 }
 
 // The multiply-only six-digit conversion of timestamps, for every value it can get.
