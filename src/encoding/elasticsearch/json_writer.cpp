@@ -375,33 +375,28 @@ char* json::six_digits_for_test(char* d, std::uint32_t x) {
 char* JsonWriter::format_timestamp(char* d, std::uint64_t ns, TimestampCache& c) {
   const std::uint64_t ms = ns / 1000000;
   const auto rem = static_cast<std::uint32_t>(ns - ms * 1000000);
+  // The text is kept whole and rewritten in place: `"<epoch_ms>.` changes only with the
+  // millisecond, and then mostly in its last six digits.
   if (ms != c.ms) {
     // The timestamps of a batch are close (spans a second apart, records of one minute):
     // while the leading digits stay, only the last six (a quarter of an hour) are written.
     // A high part of 0 has no digits before the six, which would then be zero-padded.
     const std::uint64_t high = ms / kMsLow;
     if (high == c.ms_high && high != 0) {
-      six_digits(c.digits + c.len - 6, static_cast<std::uint32_t>(ms - high * kMsLow));
+      six_digits(c.text + 1 + c.len - 6, static_cast<std::uint32_t>(ms - high * kMsLow));
     } else {
-      c.len =
-          static_cast<std::size_t>(std::to_chars(c.digits, c.digits + sizeof c.digits, ms).ptr - c.digits);
+      char* digits = c.text + 1;
+      c.len = static_cast<std::size_t>(std::to_chars(digits, digits + 20, ms).ptr - digits);
+      digits[c.len] = '.';
+      digits[c.len + 7] = '"';
+      c.text_len = c.len + 9;  // <= 1 + 20 + 8 < sizeof c.text
       c.ms_high = high;
     }
     c.ms = ms;
   }
-  // Written into the cache, then copied out as timestamp() copies a cached one: fixed
-  // sizes, no call.
-  char* t = c.text;
-  *t++ = '"';
-  std::memcpy(t, c.digits, sizeof c.digits);  // the excess is overwritten
-  t += c.len;
-  *t++ = '.';
-  six_digits(t, rem);
-  t[6] = '"';
-  t += 7;
+  six_digits(c.text + c.text_len - 7, rem);
   c.ns = ns;
-  c.text_len = static_cast<std::size_t>(t - c.text);  // <= 1 + 20 + 8 < sizeof c.text
-  std::memcpy(d, c.text, sizeof c.text);              // room: kTimestampRoom
+  std::memcpy(d, c.text, sizeof c.text);  // fixed size, no call; room: kTimestampRoom
   return d + c.text_len;
 }
 

@@ -377,10 +377,9 @@ class JsonWriter {
   // is a timestamp the caches may be asked for (UINT64_MAX came out empty once).
   struct TimestampCache {
     std::uint64_t ns = 0, ms = 0, ms_high = 0;  // ms_high: ms / kMsLow
-    char text[32] = "\"0.000000\"";             // the last timestamp, whole
+    char text[32] = "\"0.000000\"";             // the last timestamp, whole, quotes included
     std::size_t text_len = 10;
-    char digits[24] = "0";  // the epoch_ms digits of the last one formatted
-    std::size_t len = 1;
+    std::size_t len = 1;  // of its epoch_ms digits, from text[1]
   };
   static constexpr std::uint64_t kMsLow = 1000000;  // the last six digits of epoch_ms
 
