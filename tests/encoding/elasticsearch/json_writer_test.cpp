@@ -330,10 +330,18 @@ TEST(EsJsonWriter, DoubleFastPathMatchesToChars) {
   EXPECT_EQ(fast(-std::numeric_limits<double>::infinity()), "null");
 }
 
-std::string ts(JsonWriter& w, std::uint64_t ns) {
+std::string ts(JsonWriter& w, std::uint64_t ns, int slot = 0) {
   const std::size_t before = w.size();
-  w.timestamp(ns);
+  w.timestamp(ns, slot);
   return std::string(w.view().substr(before));
+}
+
+// What the writer must produce for `ns`, by printf: "<epoch_ms>.<six digits>", quoted.
+std::string printf_timestamp(std::uint64_t ns) {
+  char b[48];
+  std::snprintf(b, sizeof b, "\"%llu.%06llu\"", static_cast<unsigned long long>(ns / 1000000),
+                static_cast<unsigned long long>(ns % 1000000));
+  return b;
 }
 
 // Consecutive timestamps: same value, same millisecond, next millisecond and
@@ -372,10 +380,7 @@ TEST(EsJsonWriter, FirstTimestampOfAFreshWriter) {
        {~std::uint64_t{0}, std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1721314113467654123}}) {
     std::string out;
     JsonWriter w(out);
-    char want[48];
-    std::snprintf(want, sizeof want, "\"%llu.%06llu\"", static_cast<unsigned long long>(ns / 1000000),
-                  static_cast<unsigned long long>(ns % 1000000));
-    EXPECT_EQ(ts(w, ns), want) << ns;
+    EXPECT_EQ(ts(w, ns), printf_timestamp(ns)) << ns;
     char buf[json::kIntegerRoom];
     JsonWriter w2(out);
     EXPECT_EQ(std::string(buf, w2.millis(buf, ns)), std::to_string(ns / 1000000)) << ns;
@@ -434,11 +439,9 @@ TEST(EsJsonWriter, EncoderRecordTimestampsBothChange) {
   EncodedBatch b;
   Encoder(EncoderConfig{}).encode_logs(d, b);
   expect_valid(b);
-  auto text = [](std::uint64_t ns) {
-    return std::to_string(ns / 1000000) + "." + [&] {
-      std::string r = std::to_string(ns % 1000000);
-      return std::string(6 - r.size(), '0') + r;
-    }();
+  auto text = [](std::uint64_t ns) {  // the JSON string's value, without its quotes
+    const std::string quoted = printf_timestamp(ns);
+    return quoted.substr(1, quoted.size() - 2);
   };
   for (std::size_t i = 0; i < 50; ++i) {
     const auto& r = sl.log_records[i];
@@ -453,12 +456,6 @@ TEST(EsJsonWriter, EncoderRecordTimestampsBothChange) {
 TEST(EsJsonWriter, TimestampDigitsAcrossTheSixDigitWindow) {
   std::string out;
   JsonWriter w(out);
-  auto want = [](std::uint64_t ns) {
-    char b[48];
-    std::snprintf(b, sizeof b, "\"%llu.%06llu\"", static_cast<unsigned long long>(ns / 1000000),
-                  static_cast<unsigned long long>(ns % 1000000));
-    return std::string(b);
-  };
   std::vector<std::uint64_t> times;
   const std::uint64_t base = 1721314999000000000ull;  // epoch_ms ...999000: a high-part change ahead
   for (int i = 0; i < 2000; ++i) times.push_back(base + static_cast<std::uint64_t>(i) * 1000000000ull / 7);
@@ -480,7 +477,7 @@ TEST(EsJsonWriter, TimestampDigitsAcrossTheSixDigitWindow) {
     const std::uint64_t step = std::uint64_t{1} << (rng() % 50);
     times.push_back(rng() % 2 ? times.back() + rng() % step : times.back() - rng() % step);
   }
-  for (std::uint64_t t : times) ASSERT_EQ(ts(w, t), want(t)) << t;
+  for (std::uint64_t t : times) ASSERT_EQ(ts(w, t), printf_timestamp(t)) << t;
 }
 
 // The two timestamp slots interleaved, as a log record's @timestamp (slot 0) and
@@ -489,32 +486,20 @@ TEST(EsJsonWriter, TimestampDigitsAcrossTheSixDigitWindow) {
 TEST(EsJsonWriter, TimestampSlotsKeepTheirOwnCaches) {
   std::string out;
   JsonWriter w(out);
-  auto want = [](std::uint64_t ns) {
-    char b[48];
-    std::snprintf(b, sizeof b, "\"%llu.%06llu\"", static_cast<unsigned long long>(ns / 1000000),
-                  static_cast<unsigned long long>(ns % 1000000));
-    return std::string(b);
-  };
-  auto slot_ts = [&](std::uint64_t ns, int slot) {
-    const std::size_t before = w.size();
-    w.timestamp(ns, slot);
-    return std::string(w.view().substr(before));
-  };
   std::mt19937_64 rng(11);
   std::uint64_t t = 1721314999000000000ull;
   for (int i = 0; i < 5000; ++i) {
     // Records 100 µs apart, observed 1.3 ms later; now and then a jump, or both equal.
     t += i % 97 == 0 ? rng() % (std::uint64_t{1} << 45) : 100000;
     const std::uint64_t observed = i % 13 == 0 ? t : t + 1300000;
-    ASSERT_EQ(slot_ts(t, 0), want(t)) << i;
-    ASSERT_EQ(slot_ts(observed, 1), want(observed)) << i;
+    ASSERT_EQ(ts(w, t, 0), printf_timestamp(t)) << i;
+    ASSERT_EQ(ts(w, observed, 1), printf_timestamp(observed)) << i;
   }
   // One slot's value written through the other, and a fresh slot's zero.
-  EXPECT_EQ(slot_ts(t, 1), want(t));
-  JsonWriter fresh(out);
-  const std::size_t before = fresh.size();
-  fresh.timestamp(0, 1);
-  EXPECT_EQ(std::string(fresh.view().substr(before)), "\"0.000000\"");
+  EXPECT_EQ(ts(w, t, 1), printf_timestamp(t));
+  std::string fresh_out;
+  JsonWriter fresh(fresh_out);
+  EXPECT_EQ(ts(fresh, 0, 1), "\"0.000000\"");
 }
 
 // The multiply-only six-digit conversion of timestamps, for every value it can get.
