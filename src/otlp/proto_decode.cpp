@@ -614,7 +614,12 @@ TERN_INLINE bool decode_kv_fast(const Ctx& c, Cur sub, pdata::KeyValue& kv) {
   return true;
 }
 
-bool decode_attr(Ctx& c, Cur& r, const char* tag_at, std::uint32_t wt, const char* name, pdata::Attributes& attrs) {
+// Inlined into each message's field loop: a call per attribute (its prologue, epilogue and
+// the loop's registers spilled around it) was an eighth of a log record's decoding
+// (Decode/logs/proto/xlarge: 1,433 -> 1,257 instructions per record, 13.1M -> 16.0M records/s;
+// the object grew by 14 KB).
+TERN_INLINE bool decode_attr(Ctx& c, Cur& r, const char* tag_at, std::uint32_t wt, const char* name,
+                             pdata::Attributes& attrs) {
   EXPECT(name, kLen);
   Cur sub;
   TRY_IN(name, read_len(c, r, sub));
