@@ -344,9 +344,9 @@ class JsonWriter {
   void escaped(std::string_view s);
 
   // "<epoch_ms>.<ns remainder, 6 digits>" with its quotes (spec section 1).
-  // Room: json::kTimestampRoom. Each of kTimestampSlots caches the last timestamp written
-  // through it, whole and as its epoch_ms digits: the records of a batch mostly share their
-  // millisecond. A document's two timestamp fields take a slot each (a log record's
+  // Room: json::kTimestampRoom. Each of kTimestampSlots keeps the text of the last timestamp
+  // written through it, rewritten in place by the next (format_timestamp): the records of a
+  // batch mostly share their millisecond. A document's two timestamp fields take a slot each (a log record's
   // @timestamp 0, observed_timestamp 1; a span 0, its events 1): through one cache they
   // alternated, and a batch whose records each carry their own times formatted both
   // timestamps of every record in full.
