@@ -6,8 +6,11 @@
 #include <simdjson.h>
 
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <deque>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -115,17 +118,45 @@ Reply es_error(int status, std::string_view type, std::string_view reason) {
 // transparent (as in Elasticsearch), so `items.*.status` matches the action name.
 class PathFilter {
  public:
+  // A path seen while writing, with its verdict: 2 = the path and its whole subtree are
+  // included, 1 = some descendant may be, 0 = excluded. A bulk response walks the same
+  // dozen paths for every item, so each is matched against the patterns once per request
+  // and then found again among its parent's children (matching per item, and later a hash
+  // of the joined path, was a fifth of the sink's CPU).
+  struct Node {
+    std::string key;
+    int level = 2;
+    std::vector<std::unique_ptr<Node>> children;
+    size_t next = 0;  // where the next lookup starts: the child after the last one found
+  };
+
   explicit PathFilter(std::string_view spec) {
-    if (spec.empty()) return;
     for (auto p : split(spec, ',')) {
       if (!p.empty()) patterns_.push_back(split(p, '.'));
     }
-    active_ = !patterns_.empty();
+    root_.level = patterns_.empty() ? 2 : 1;
   }
-  bool active() const { return active_; }
-  // 2 = path and its whole subtree included, 1 = some descendant may be, 0 = excluded.
-  int check(const std::vector<std::string_view>& path) const {
-    if (!active_) return 2;
+  Node& root() { return root_; }
+  // The child `key` of `parent`, whose path (root to parent) is `path`.
+  Node& child(Node& parent, std::string_view key, std::vector<std::string_view>& path) {
+    // Items write their fields in the same order, so the search nearly always ends at once.
+    const size_t n = parent.children.size();
+    for (size_t k = 0, i = parent.next; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
+      if (parent.children[i]->key == key) {
+        parent.next = i + 1 == n ? 0 : i + 1;
+        return *parent.children[i];
+      }
+    }
+    auto& c = parent.children.emplace_back(std::make_unique<Node>());
+    c->key = key;
+    path.push_back(key);
+    c->level = match(path);
+    path.pop_back();
+    return *c;
+  }
+
+ private:
+  int match(const std::vector<std::string_view>& path) const {
     int best = 0;
     for (const auto& pat : patterns_) {
       size_t n = std::min(pat.size(), path.size());
@@ -138,30 +169,29 @@ class PathFilter {
     return best;
   }
 
- private:
   std::vector<std::vector<std::string_view>> patterns_;
-  bool active_ = false;
+  Node root_;
 };
 
 // JSON writer that applies a PathFilter: containers are opened lazily, so filtered
 // out or empty ones never appear (like Elasticsearch's filter_path output).
 class FilteredWriter {
  public:
-  FilteredWriter(std::string& out, const PathFilter& f) : out_(out), f_(f) {
+  FilteredWriter(std::string& out, PathFilter& f) : out_(out), f_(f) {
     out_ += '{';
-    frames_.push_back({"", true, false, 0, f.active() ? 1 : 2, false});
+    frames_.push_back({"", true, false, 0, &f.root(), false});
   }
   void begin(std::string_view key, bool array) {
     Frame& parent = frames_.back();
-    int level = parent.level;
+    PathFilter::Node* node = parent.node;
     bool pushed = false;
     // Array elements have no key: they do not add a path component (arrays are transparent).
-    if (level == 1 && !key.empty()) {
+    if (node->level == 1 && !key.empty()) {
+      node = &f_.child(*node, key, path_);
       path_.push_back(key);
       pushed = true;
-      level = f_.check(path_);
     }
-    frames_.push_back({key, false, array, 0, level, pushed});
+    frames_.push_back({key, false, array, 0, node, pushed});
   }
   void end() {
     Frame fr = frames_.back();
@@ -170,25 +200,16 @@ class FilteredWriter {
     if (fr.opened) out_ += fr.array ? ']' : '}';
   }
   void raw(std::string_view key, std::string_view value) {
-    Frame& parent = frames_.back();
-    if (parent.level == 0) return;
-    if (parent.level == 1) {
-      path_.push_back(key);
-      int l = f_.check(path_);
-      path_.pop_back();
-      if (l != 2) return;
-    }
-    open_all();
-    Frame& p = frames_.back();
-    if (p.children++) out_ += ',';
-    if (!p.array) {
-      append_json_string(out_, key);
-      out_ += ':';
-    }
-    out_ += value;
+    if (member(key)) out_ += value;
   }
-  void str(std::string_view key, std::string_view value) { raw(key, json_string(value)); }
-  void num(std::string_view key, int64_t v) { raw(key, fmt::format("{}", v)); }
+  void str(std::string_view key, std::string_view value) {
+    if (member(key)) append_json_string(out_, value);
+  }
+  void num(std::string_view key, int64_t v) {
+    if (!member(key)) return;
+    char buf[24];
+    out_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+  }
   void finish() { out_ += '}'; }
 
  private:
@@ -197,9 +218,25 @@ class FilteredWriter {
     bool opened;
     bool array;
     int children;
-    int level;
+    PathFilter::Node* node;  // the frame's path; its level says what of it is written
     bool pushed;
   };
+  // Whether `key` of the current object passes the filter; if so, opens the containers
+  // around it and writes `"key":` (nothing for an array element), ready for the value.
+  // Deciding first means a filtered-out value is never formatted.
+  bool member(std::string_view key) {
+    PathFilter::Node* node = frames_.back().node;
+    if (node->level == 0) return false;
+    if (node->level == 1 && f_.child(*node, key, path_).level != 2) return false;
+    open_all();
+    Frame& p = frames_.back();
+    if (p.children++) out_ += ',';
+    if (!p.array) {
+      append_json_string(out_, key);
+      out_ += ':';
+    }
+    return true;
+  }
   void open_all() {
     for (size_t i = 1; i < frames_.size(); ++i) {
       Frame& fr = frames_[i];
@@ -215,7 +252,7 @@ class FilteredWriter {
     }
   }
   std::string& out_;
-  const PathFilter& f_;
+  PathFilter& f_;
   std::vector<Frame> frames_;
   std::vector<std::string_view> path_;
 };
@@ -237,8 +274,8 @@ const char* op_name(Op op) {
 
 struct Item {
   Op op;
-  std::string_view index;
-  std::string id;
+  std::string_view index;  // into the request, `owned` or the path (see SinkCore::bulk)
+  std::string_view id;
   bool id_given = false;
   std::string_view doc;
   int status = 0;  // 0 until decided
@@ -420,6 +457,11 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
   auto& parser = t_parser;
 
   std::vector<Item> items;
+  // What items point to beyond the request: copies of parsed names and ids (the parser's
+  // strings live only until its next line). A deque: its strings never move. An index is
+  // copied only when it differs from the one before, as consecutive items mostly share it.
+  std::deque<std::string> owned;
+  std::string_view last_index;
   size_t pos = 0, line_no = 0;
   auto next_line = [&](std::string_view& line) {
     if (pos >= n) return false;
@@ -463,16 +505,15 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     if (field.value.get_object().get(meta) != simdjson::SUCCESS)
       return malformed("expected START_OBJECT after the action name");
     std::string_view sv;
-    // Views into `body` stay valid: the parser's string buffer is reused per line, so copy.
-    std::string index_copy, id_copy;
     simdjson::dom::element v;
     if (meta["_index"].get(v) == simdjson::SUCCESS) {
       if (v.get_string().get(sv) != simdjson::SUCCESS) return malformed("[_index] must be a string");
-      index_copy = sv;
+      if (!sv.empty() && sv != last_index) last_index = owned.emplace_back(sv);
+      if (!sv.empty()) it.index = last_index;
     }
     if (meta["_id"].get(v) == simdjson::SUCCESS) {
       if (v.get_string().get(sv) != simdjson::SUCCESS) return malformed("[_id] must be a string");
-      id_copy = sv;
+      it.id = owned.emplace_back(sv);
       it.id_given = true;
     }
     if (it.op != Op::kDelete) {
@@ -484,35 +525,35 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
       }
       it.doc = doc;
     }
-    if (index_copy.empty() && default_index.empty()) {
-      return es_error(400, "action_request_validation_exception", "Validation Failed: 1: index is missing;");
+    if (it.index.empty()) {
+      if (default_index.empty())
+        return es_error(400, "action_request_validation_exception",
+                        "Validation Failed: 1: index is missing;");
+      it.index = default_index;
     }
-    // Keep index names alive in the item storage below (strings owned per item).
-    it.id = std::move(id_copy);
-    it.error_reason = std::move(index_copy);  // temporarily holds the explicit index
     items.push_back(std::move(it));
   }
   if (items.empty()) {
     return es_error(400, "action_request_validation_exception", "Validation Failed: 1: no requests added;");
   }
-  std::vector<std::string> index_names;
-  index_names.reserve(items.size());
-  for (auto& it : items) {
-    index_names.push_back(it.error_reason.empty() ? std::string(default_index) : std::move(it.error_reason));
-    it.error_reason.clear();
-    it.index = index_names.back();
-  }
 
   // Elasticsearch generates missing ids on the coordinating node, before any shard-level
-  // failure, so failed items carry their generated _id too.
+  // failure, so failed items carry their generated _id too. 20 characters each, all in
+  // one buffer sized first (a string per id was an allocation per document).
+  constexpr size_t kIdLength = 20;
+  size_t generated = 0;
+  for (const auto& it : items) generated += !it.id_given && it.op != Op::kDelete;
+  std::string generated_ids(generated * kIdLength, 'A');
+  char* next_id = generated_ids.data();
+  const uint64_t hi = splitmix(opt_.seed + 7);
   for (auto& it : items) {
     if (it.id_given || it.op == Op::kDelete) continue;
     uint64_t k = splitmix(opt_.seed) ^ id_counter_.fetch_add(1, std::memory_order_relaxed);
     static constexpr char kAlpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    it.id.assign(20, 'A');
-    uint64_t hi = splitmix(opt_.seed + 7);
-    for (int i = 0; i < 9; ++i) it.id[i] = kAlpha[(hi >> (6 * i)) & 63];
-    for (int i = 0; i < 11; ++i) it.id[19 - i] = kAlpha[(k >> (6 * i)) & 63];
+    for (int i = 0; i < 9; ++i) next_id[i] = kAlpha[(hi >> (6 * i)) & 63];
+    for (int i = 0; i < 11; ++i) next_id[19 - i] = kAlpha[(k >> (6 * i)) & 63];
+    it.id = {next_id, kIdLength};
+    next_id += kIdLength;
   }
 
   // Per-item decisions that need no shared state: rejections and document validation.
@@ -551,14 +592,20 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
   uint64_t accepted = 0;
   {
     std::lock_guard lk(state_->mu);
+    State::Index* idx_of_last = nullptr;  // consecutive items mostly share their index
+    std::string_view last_name;
     for (auto& it : items) {
       if (it.status) continue;
-      auto found = state_->indices.find(it.index);
-      if (found == state_->indices.end())
-        found = state_->indices.emplace(std::string(it.index), State::Index{}).first;
-      auto& idx = found->second;
+      if (!idx_of_last || it.index != last_name) {
+        auto found = state_->indices.find(it.index);
+        if (found == state_->indices.end())
+          found = state_->indices.emplace(std::string(it.index), State::Index{}).first;
+        idx_of_last = &found->second;
+        last_name = it.index;
+      }
+      auto& idx = *idx_of_last;
       if (it.op == Op::kDelete) {
-        if (it.id_given && idx.ids.erase(it.id)) {
+        if (it.id_given && idx.ids.erase(std::string(it.id))) {
           if (idx.count) --idx.count;
           it.status = 200;
           it.result = "deleted";
@@ -574,7 +621,7 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
         ++idx.count;
         it.status = 201;
         it.result = "created";
-      } else if (idx.ids.insert(it.id).second) {
+      } else if (idx.ids.emplace(it.id).second) {
         ++idx.count;
         it.status = 201;
         it.result = "created";
@@ -612,7 +659,7 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
 
   PathFilter filter(filter_path);
   Reply reply;
-  reply.body.reserve(items.size() * (filter.active() ? 60 : 200) + 64);
+  reply.body.reserve(items.size() * (filter_path.empty() ? 200 : 60) + 64);
   FilteredWriter w(reply.body, filter);
   auto took =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();

@@ -233,6 +233,46 @@ TEST(SinkBulk, FilterPathVariants) {
             R"({"items":[{"index":{"_shards":{"total":1}}}]})");
 }
 
+// The filter's verdicts are remembered per path within a request: items of different
+// actions take different branches of that memory, and a path filtered out for one action
+// must not carry over to another.
+TEST(SinkBulk, FilterPathPerActionWithinOneRequest) {
+  SinkCore core({});
+  const std::string body = n_docs(1, "index", 1) + n_docs(1, "create", 2) + "{\"delete\":{\"_id\":\"3\"}}\n" +
+                           n_docs(1, "index", 4) + n_docs(1, "create", 2);
+  Reply r = call(core, "POST", "/pa/_bulk?filter_path=items.index._id,items.*.status,items.create.error.type",
+                 body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body, R"({"items":[{"index":{"_id":"1","status":201}},{"create":{"status":201}},)"
+                    R"({"delete":{"status":404}},{"index":{"_id":"4","status":201}},)"
+                    R"({"create":{"status":409,"error":{"type":"version_conflict_engine_exception"}}}]})");
+}
+
+// Consecutive items share their index name and its bookkeeping; one that switches index
+// (explicit, then the path's default, then back) must be counted and answered under its own.
+TEST(SinkBulk, ItemsSwitchingIndexWithinOneRequest) {
+  SinkCore core({});
+  const std::string body =
+      "{\"create\":{\"_index\":\"a\"}}\n{\"x\":1}\n{\"create\":{\"_index\":\"a\"}}\n{\"x\":2}\n"
+      "{\"create\":{}}\n{\"x\":3}\n{\"create\":{\"_index\":\"b\",\"_id\":\"k\"}}\n{\"x\":4}\n"
+      "{\"create\":{\"_index\":\"\"}}\n{\"x\":5}\n{\"create\":{\"_index\":\"a\",\"_id\":\"k\"}}\n{\"x\":6}\n"
+      "{\"create\":{\"_index\":\"b\",\"_id\":\"k\"}}\n{\"x\":7}\n";
+  Reply r = call(core, "POST", "/dflt/_bulk?filter_path=items.*._index,items.*._id,items.*.status", body);
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto doc = nlohmann::json::parse(r.body);
+  std::vector<std::string> seen;
+  for (const auto& item : doc.at("items")) {
+    const auto& op = item.at("create");
+    seen.push_back(op.at("_index").get<std::string>() + ":" + std::to_string(op.at("status").get<int>()));
+    EXPECT_FALSE(op.at("_id").get<std::string>().empty());
+  }
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"a:201", "a:201", "dflt:201", "b:201", "dflt:201", "a:201", "b:409"}));
+  EXPECT_EQ(core.count("a"), 3);
+  EXPECT_EQ(core.count("b"), 1);
+  EXPECT_EQ(core.count("dflt"), 2);
+}
+
 TEST(SinkBulk, CreateWithExistingIdIs409) {
   SinkCore core({});
   ASSERT_EQ(call(core, "POST", "/dup/_bulk", n_docs(3, "create", 0)).status, 200);
