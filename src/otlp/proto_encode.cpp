@@ -15,9 +15,9 @@
 #include <cstring>
 #include <vector>
 
-#include "encoding/string_growth.h"
 #include "otlp/proto_codec.h"
 #include "otlp/proto_wire.h"
+#include "text/string_growth.h"
 
 namespace tern::otlp {
 namespace {
@@ -500,7 +500,7 @@ void encode(const Data& data, std::string& out, Fields fields) {
   fields(sizer, data);
   const std::size_t start = out.size();
   // Every byte is written below: no zero fill (it was 2 % of the disk queue's producer).
-  encoding::grow_for_overwrite(out, start + sizer.total());
+  text::grow_for_overwrite(out, start + sizer.total());
   Writer writer(sizes, out.data() + start);
   fields(writer, data);
 }

@@ -83,6 +83,23 @@ TEST_F(HttpServerTls, ServesHttpsWithKeepAlive) {
   EXPECT_FALSE(c.connected());
 }
 
+// Bodies of 16 KiB and more are read straight from the TLS stream into the request, on a
+// kept-alive connection, one after the other.
+TEST_F(HttpServerTls, LargeBodiesOnOneConnection) {
+  HttpServerOptions o = tls_options(false);
+  o.body_limit = 1 << 20;
+  auto port = start(std::move(o));
+  HttpsClient c(port, test::trusting_test_ca());
+  ASSERT_TRUE(c.connect()) << c.error();
+  for (const std::size_t n : {300'000u, 16'384u, 70'001u}) {
+    auto r = c.call("POST", "/v1/logs", std::string(n, 'z'));
+    EXPECT_EQ(r.status, 200) << c.error();
+    EXPECT_EQ(r.body, "POST /v1/logs " + std::to_string(n));
+    EXPECT_TRUE(c.connected());
+  }
+  EXPECT_EQ(handled_.load(), 3);
+}
+
 TEST_F(HttpServerTls, ExpectContinueAndTooLargeBody) {
   auto port = start(tls_options(false));
   HttpsClient c(port, test::trusting_test_ca());

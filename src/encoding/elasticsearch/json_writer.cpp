@@ -9,7 +9,7 @@
 #include <tmmintrin.h>  // SSSE3 pshufb, used only inside a target("ssse3") function
 #endif
 
-#include "encoding/string_growth.h"
+#include "text/string_growth.h"
 
 namespace tern::encoding::es {
 namespace {
@@ -127,7 +127,7 @@ void JsonWriter::grow(std::size_t n) {
   // skipping resize()'s zero fill saved 7 % of encoding time.
   const std::size_t pos = size();
   const std::size_t spare = out_.capacity() - pos;
-  encoding::grow_for_overwrite(out_, pos + std::max(n, std::min(chunk_, spare)));
+  text::grow_for_overwrite(out_, pos + std::max(n, std::min(chunk_, spare)));
   rebase(pos);
 }
 

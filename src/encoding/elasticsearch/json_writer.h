@@ -11,7 +11,7 @@
 // room it needs; callers reserve the sum first, so nothing can overflow.
 //
 // The string is grown in chunks of a few KiB without zero-filling them
-// (encoding::grow_for_overwrite) and trimmed to the written size by finish()
+// (text::grow_for_overwrite) and trimmed to the written size by finish()
 // or the destructor; in between, out.size() is meaningless.
 #include <algorithm>
 #include <array>

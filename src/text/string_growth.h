@@ -1,15 +1,16 @@
 #pragma once
 // Growing a std::string for bytes that are written right after, without resize()'s zero
-// fill (the encoders size their output first, then write every byte).
+// fill (the encoders size their output first, then write every byte; the HTTP server reads
+// a body of known length into it).
 //
 // resize_and_overwrite is C++23; GCC 12's libstdc++ has it only under -std=c++2b, so the
-// writers that use this are compiled that way on their own (json_writer.cpp and
-// proto_encode.cpp, see their CMakeLists.txt); anywhere else this is a plain resize(). The
-// definition differs between those translation units and the C++20 ones, hence `static`.
+// files that use this are compiled that way on their own (json_writer.cpp, proto_encode.cpp
+// and http_server.cpp, see their CMakeLists.txt); anywhere else this is a plain resize().
+// The definition differs between those translation units and the C++20 ones, hence `static`.
 #include <cstddef>
 #include <string>
 
-namespace tern::encoding {
+namespace tern::text {
 
 // s.size() becomes n (n >= s.size()); the bytes past the old size are unspecified.
 static inline void grow_for_overwrite(std::string& s, std::size_t n) {
@@ -22,4 +23,4 @@ static inline void grow_for_overwrite(std::string& s, std::size_t n) {
 #endif
 }
 
-}  // namespace tern::encoding
+}  // namespace tern::text
