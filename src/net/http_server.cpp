@@ -17,9 +17,9 @@
 #include <unordered_map>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
+#include "net/known_length_body.h"
 #include "net/string_body.h"
 #include "net/tls_context.h"
-#include "text/string_growth.h"
 
 namespace tern::net {
 namespace {
@@ -180,9 +180,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   void read_body() {
-    if (const auto length = parser_->content_length();
-        length && *length >= kDirectBody && !parser_->chunked())
-      return read_body_direct(static_cast<std::size_t>(*length));
+    if (const auto length = known_length_body(*parser_)) return read_body_direct(*length);
     // Beast reads max(512, free capacity) bytes per recv and moves body bytes out of the
     // buffer, so an unreserved buffer reads a 1 MB body in ~2000 recv calls (each with
     // an epoll wait and a timer update). 64 KiB per connection reading a body makes it ~16.
@@ -192,23 +190,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
-  // A body of known length (Content-Length, within body_limit: the header was checked)
-  // read from the socket straight into the request's string: through the parser, each
-  // byte was received into buffer_ and then copied into the body (3 % of the collector's
-  // CPU on 1,000-record OTLP requests). What buffer_ already holds past the header goes
-  // first; bytes past the body stay in buffer_ for the next request.
+  // A body of known length goes from the socket straight into the request's string
+  // (net/known_length_body.h).
   void read_body_direct(std::size_t length) {
-    std::string& body = parser_->get().body();
-    const std::size_t have = std::min(buffer_.size(), length);
-    body.reserve(length);
-    body.assign(static_cast<const char*>(buffer_.data().data()), have);
-    buffer_.consume(have);
-    text::grow_for_overwrite(body, length);
-    asio::async_read(stream_, asio::buffer(body.data() + have, length - have),
-                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-                       // A peer that closes early is an error here too (a short body).
-                       self->on_read(ec);
-                     });
+    async_read_known_length_body(
+        stream_, buffer_, parser_->get().body(), length,
+        [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
   void on_read(beast::error_code ec) {
@@ -316,9 +303,6 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     tcp().socket().close(ec);
   }
 
-  // Bodies from this size on are read by read_body_direct; smaller ones usually arrived
-  // with their header and gain nothing from it.
-  static constexpr std::size_t kDirectBody = 16 * 1024;
   static constexpr std::size_t kScratch = 64 * 1024;
   static constexpr std::size_t kMaxDrain = 256ull * 1024 * 1024;
   static constexpr std::chrono::seconds kTlsShutdown{2};

@@ -12,6 +12,7 @@
 #include <vector>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
+#include "net/known_length_body.h"
 #include "net/string_body.h"
 #include "net/tls_context.h"
 
@@ -86,6 +87,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     read_body();
   }
   void read_body() {
+    // A body of known length goes from the socket straight into the request's string.
+    if (const auto length = net::known_length_body(*parser_))
+      return net::async_read_known_length_body(
+          stream_, buffer_, parser_->get().body(), *length,
+          [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
     // Each recv takes up to 64 KiB of the body (see net::kReadBufferReserve).
     buffer_.reserve(net::kReadBufferReserve);
     http::async_read(stream_, buffer_, *parser_,

@@ -4,8 +4,9 @@
 // a body of known length into it).
 //
 // resize_and_overwrite is C++23; GCC 12's libstdc++ has it only under -std=c++2b, so the
-// files that use this are compiled that way on their own (json_writer.cpp, proto_encode.cpp
-// and http_server.cpp, see their CMakeLists.txt); anywhere else this is a plain resize().
+// files that use this are compiled that way on their own (json_writer.cpp, proto_encode.cpp,
+// http_server.cpp and sink_server.cpp, see their CMakeLists.txt); anywhere else this is a
+// plain resize().
 // The definition differs between those translation units and the C++20 ones, hence `static`.
 #include <cstddef>
 #include <string>
