@@ -58,6 +58,17 @@ struct EchoServer {
                  return res;
                }),
         port(server.start()) {}
+  tcp::socket connect(asio::io_context& ioc) const {
+    tcp::socket s(ioc);
+    s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+    return s;
+  }
+  // The bodies the handler got, in order, are exactly `want`.
+  void expect_bodies(const std::vector<std::string>& want) {
+    std::lock_guard lock(mu);
+    ASSERT_EQ(bodies.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(bodies[i] == want[i]) << "body " << i;
+  }
   static HttpServerOptions options() {
     HttpServerOptions o;
     o.threads = 2;
@@ -94,8 +105,7 @@ std::string read_response(tcp::socket& s, asio::streambuf& buf) {
 TEST(HttpServerBody, KnownLengthBodiesInPiecesAndPipelined) {
   EchoServer echo;
   asio::io_context ioc;
-  tcp::socket s(ioc);
-  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), echo.port));
+  tcp::socket s = echo.connect(ioc);
   asio::streambuf buf;
 
   const std::string a = pattern(200'000, 1), b = pattern(40'000, 2), c = pattern(100, 3),
@@ -116,20 +126,14 @@ TEST(HttpServerBody, KnownLengthBodiesInPiecesAndPipelined) {
   EXPECT_EQ(read_response(s, buf), "HTTP/1.1 200 OK|POST /b 40000");
   EXPECT_EQ(read_response(s, buf), "HTTP/1.1 200 OK|POST /c 100");
   EXPECT_EQ(read_response(s, buf), "HTTP/1.1 200 OK|POST /d 16384");
-  std::lock_guard lock(echo.mu);
-  ASSERT_EQ(echo.bodies.size(), 4u);
-  EXPECT_TRUE(echo.bodies[0] == a);
-  EXPECT_TRUE(echo.bodies[1] == b);
-  EXPECT_TRUE(echo.bodies[2] == c);
-  EXPECT_TRUE(echo.bodies[3] == d);
+  echo.expect_bodies({a, b, c, d});
 }
 
 // `Expect: 100-continue`: the client waits for the interim answer before it sends the body.
 TEST(HttpServerBody, ExpectContinueThenALargeBody) {
   EchoServer echo;
   asio::io_context ioc;
-  tcp::socket s(ioc);
-  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), echo.port));
+  tcp::socket s = echo.connect(ioc);
   asio::streambuf buf;
   const std::string a = pattern(100'000, 5);
   asio::write(s, asio::buffer(post("/e", a.size(), "Expect: 100-continue\r\n")));
@@ -139,9 +143,7 @@ TEST(HttpServerBody, ExpectContinueThenALargeBody) {
   buf.consume(interim.find("\r\n\r\n") + 4);
   asio::write(s, asio::buffer(a));
   EXPECT_EQ(read_response(s, buf), "HTTP/1.1 200 OK|POST /e 100000");
-  std::lock_guard lock(echo.mu);
-  ASSERT_EQ(echo.bodies.size(), 1u);
-  EXPECT_TRUE(echo.bodies[0] == a);
+  echo.expect_bodies({a});
 }
 
 // A client that promises more than it sends and closes: no request reaches the handler,
@@ -150,8 +152,7 @@ TEST(HttpServerBody, BodyCutShortNeverReachesTheHandler) {
   EchoServer echo;
   asio::io_context ioc;
   {
-    tcp::socket s(ioc);
-    s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), echo.port));
+    tcp::socket s = echo.connect(ioc);
     const std::string half = pattern(50'000, 6);
     asio::write(s, asio::buffer(post("/cut", 100'000) + half));
     s.shutdown(tcp::socket::shutdown_send);
@@ -160,8 +161,7 @@ TEST(HttpServerBody, BodyCutShortNeverReachesTheHandler) {
     asio::read(s, asio::dynamic_buffer(rest), ec);  // the server closes without an answer
     EXPECT_TRUE(rest.empty()) << rest;
   }
-  tcp::socket s(ioc);
-  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), echo.port));
+  tcp::socket s = echo.connect(ioc);
   asio::streambuf buf;
   const std::string a = pattern(30'000, 7);
   asio::write(s, asio::buffer(post("/ok", a.size()) + a));
