@@ -508,8 +508,10 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     simdjson::dom::element v;
     if (meta["_index"].get(v) == simdjson::SUCCESS) {
       if (v.get_string().get(sv) != simdjson::SUCCESS) return malformed("[_index] must be a string");
-      if (!sv.empty() && sv != last_index) last_index = owned.emplace_back(sv);
-      if (!sv.empty()) it.index = last_index;
+      if (!sv.empty()) {  // an empty _index means the path's
+        if (sv != last_index) last_index = owned.emplace_back(sv);
+        it.index = last_index;
+      }
     }
     if (meta["_id"].get(v) == simdjson::SUCCESS) {
       if (v.get_string().get(sv) != simdjson::SUCCESS) return malformed("[_id] must be a string");
