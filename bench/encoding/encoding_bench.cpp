@@ -33,17 +33,22 @@ struct Size {
 };
 constexpr Size kSizes[] = {{"small", 10}, {"medium", 100}, {"large", 1000}, {"xlarge", 10000}};
 
+// Warm up: scratch and output reach their steady size. Twice: the first batch teaches the
+// encoder the output's bytes per item, and the second reserves by what it learned (a
+// workload above the initial guess reallocated once in the timed loop otherwise).
+template <class Impl, class Data>
+void warm_up(Impl& impl, const Data& data, EncodedBatch& out, void (Impl::*encode)(const Data&, EncodedBatch&)) {
+  (impl.*encode)(data, out);
+  out.clear();
+  (impl.*encode)(data, out);
+}
+
 template <class Impl, class Data>
 void run(benchmark::State& state, const Data& data, std::size_t events,
          void (Impl::*encode)(const Data&, EncodedBatch&), const EncoderConfig& config = {}) {
   Impl impl{config};
   EncodedBatch out;
-  // Warm up: scratch and output reach their steady size. Twice: the first batch teaches the
-  // encoder the output's bytes per item, and the second reserves by what it learned (a
-  // workload above the initial guess reallocated once in the timed loop otherwise).
-  (impl.*encode)(data, out);
-  out.clear();
-  (impl.*encode)(data, out);
+  warm_up(impl, data, out, encode);
   std::size_t bytes = out.bytes();
   {
     tern::bench::AllocScope allocs(state);
@@ -216,9 +221,7 @@ void register_paired_memcpy(const std::string& sz, std::size_t n,
     constexpr int kRounds = 64;  // timed rounds per side and block
     Encoder enc{EncoderConfig{}};
     EncodedBatch out;
-    enc.encode_logs(*logs, out);  // warm up twice, as run() does
-    out.clear();
-    enc.encode_logs(*logs, out);
+    warm_up(enc, *logs, out, &Encoder::encode_logs);
     const std::string src = out.data;  // Memcpy's source: the encoder's output
     std::string dst(src.size(), '\0');
     const auto encode = [&] {
