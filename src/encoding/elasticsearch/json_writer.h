@@ -115,6 +115,18 @@ inline bool clean16(__m128i x) { return special16(x) == 0; }
 #if defined(__SSE2__) && !defined(TERN_EXACT_READS)
 #define TERN_JSON_PAGE_READS 1
 constexpr std::size_t kPage = 4096;
+// True when the 16 bytes from a lie on a's page and the 16 from b on b's (x + 15 does not
+// carry into bit 12): one test for two strings.
+inline bool pages_hold16(const void* a, const void* b) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return (((x ^ (x + 15)) | (y ^ (y + 15))) & kPage) == 0;
+}
+// True when none of the first n (<= 16) bytes of x needs escaping: the lowest special bit
+// (bit 16 when none) is at n or beyond. Unsigned all the way: an int from ctz was
+// sign-extended before the compare.
+inline bool clean_prefix16(__m128i x, std::size_t n) {
+  return static_cast<unsigned>(__builtin_ctz(special16(x) | 0x10000u)) >= static_cast<unsigned>(n);
+}
 #endif
 
 // `s` escaped for the inside of a JSON string; invalid UTF-8 -> U+FFFD.
@@ -126,9 +138,7 @@ constexpr std::size_t kPage = 4096;
   // n == 0 stays out: an empty view may point just past its buffer, even into an unmapped page.
   if (n - 1 < 15 && (reinterpret_cast<std::uintptr_t>(p) & (kPage - 1)) <= kPage - 16) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    // No special byte among the first n: the lowest set bit (bit 16 when none) is at n or beyond.
-    // Unsigned all the way: an int from ctz was sign-extended before the compare.
-    if (static_cast<unsigned>(__builtin_ctz(special16(x) | 0x10000u)) >= static_cast<unsigned>(n)) {
+    if (clean_prefix16(x, n)) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(d), x);  // room: escaped_room(n) >= 16
       return d + n;
     }

@@ -1,4 +1,10 @@
 // Golden tests for logs, traces, attributes, strings and routing (spec sections 1-4).
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
 #include "test_util.h"
 
 namespace tern::encoding::es::test {
@@ -345,6 +351,80 @@ TEST(EsLogsOnePass, ShortAndLongMembersSideBySide) {
   want["f"] = false;
   EXPECT_EQ(doc(b, 0)["attributes"], want);
   EXPECT_NE(doc_text(b, 0).find(R"("neg":-0.0,)"), std::string::npos) << doc_text(b, 0);
+}
+
+// String attributes whose key and value both fit one 16-byte load are tested side by side
+// (clean_string_member): every pair of lengths 0 to 17, the last byte clean or needing an
+// escape (quote, control byte, invalid UTF-8), whatever bytes follow in memory, next to a
+// member that takes another path.
+TEST(EsLogsOnePass, StringMembersOfEveryShortLength) {
+  const std::string tail(32, '"');  // bytes after each string that must not count
+  struct Case {
+    std::string key_buf, value_buf;
+    Json key, value;
+  };
+  std::vector<Case> cases;
+  const char lasts[] = {'k', '"', '\x01', '\xE9'};
+  for (std::size_t nk = 0; nk <= 17; ++nk)
+    for (std::size_t nv = 0; nv <= 17; ++nv)
+      for (const char last : lasts) {
+        Case c;
+        std::string k(nk, 'k'), v(nv, 'v');
+        if (nk) k.back() = last;
+        if (nv) v.back() = last == 'k' ? 'v' : last;
+        const auto json_text = [](std::string t) {
+          if (!t.empty() && t.back() == '\xE9') t.replace(t.size() - 1, 1, "\xEF\xBF\xBD");  // U+FFFD
+          return Json(t);
+        };
+        c.key = json_text(k);
+        c.value = json_text(v);
+        c.key_buf = k + tail;
+        c.value_buf = v + tail;
+        cases.push_back(std::move(c));
+      }
+  LogsFixture f;
+  for (const Case& c : cases) {
+    auto& r = f.add();
+    const std::string_view key(c.key_buf.data(), c.key_buf.size() - tail.size());
+    const std::string_view value(c.value_buf.data(), c.value_buf.size() - tail.size());
+    r.attributes.push_back({key, AnyValue::string(value)});
+    r.attributes.push_back({"#", AnyValue::integer(7)});
+  }
+  const EncodedBatch b = f.encode();
+  ASSERT_EQ(b.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    Json want = Json::object();
+    want[cases[i].key.get<std::string>()] = cases[i].value;
+    want["#"] = 7;
+    ASSERT_EQ(doc(b, i)["attributes"], want) << doc_text(b, i);
+  }
+}
+
+// ... and the two loads never cross into the next page: keys and values ending at the very
+// end of a page followed by an unmapped one.
+TEST(EsLogsOnePass, StringMembersEndingAtAPageEnd) {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  char* pages[2];
+  for (char*& base : pages) {
+    void* m = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(m, MAP_FAILED);
+    base = static_cast<char*>(m);
+    ASSERT_EQ(mprotect(base + page, page, PROT_NONE), 0);
+  }
+  for (std::size_t nk = 1; nk <= 17; ++nk)
+    for (std::size_t nv = 1; nv <= 17; ++nv) {
+      char* k = pages[0] + page - nk;
+      char* v = pages[1] + page - nv;
+      std::memset(k, 'k', nk);
+      std::memset(v, 'v', nv);
+      LogsFixture f;
+      f.add().attributes.push_back({std::string_view(k, nk), AnyValue::string(std::string_view(v, nv))});
+      const EncodedBatch b = f.encode();
+      Json want = Json::object();
+      want[std::string(nk, 'k')] = std::string(nv, 'v');
+      ASSERT_EQ(doc(b, 0)["attributes"], want) << nk << " " << nv;
+    }
+  for (char* base : pages) munmap(base, 2 * page);
 }
 
 // What the one pass leaves to the general path still comes out in the spec's order:
