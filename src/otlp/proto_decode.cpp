@@ -544,17 +544,25 @@ bool decode_any(Ctx& c, Cur r, pdata::AnyValue& v, int depth) {
   return true;
 }
 
-// The usual attribute value, one scalar field filling the whole AnyValue (string with a
-// one-byte length, bool, small int, double), decoded without the generic loop. Gives the
-// same result as decode_any would; false (nothing touched) for anything else.
+// The usual attribute value or log body, one scalar field filling the whole AnyValue
+// (string with a one- or two-byte length, bool, small int, double), decoded without the
+// generic loop. Gives the same result as decode_any would; false (nothing touched) for
+// anything else.
 TERN_INLINE bool decode_scalar_any(const Ctx& c, Cur sub, pdata::AnyValue& v) {
   const std::size_t n = sub.left();
   if (n < 2) return false;
   const auto* u = reinterpret_cast<const unsigned char*>(sub.p);
   switch (u[0]) {
     case (1 << 3) | kLen:  // string_value
-      if (u[1] >= 0x80 || u[1] != n - 2 || c.opt.validate_utf8) return false;
-      v = pdata::AnyValue::string({sub.p + 2, n - 2});
+      if (c.opt.validate_utf8) return false;
+      if (u[1] < 0x80) {
+        if (u[1] != n - 2) return false;
+        v = pdata::AnyValue::string({sub.p + 2, n - 2});
+        return true;
+      }
+      // Up to 16 KiB (log bodies): a two-byte length.
+      if (n < 3 || u[2] >= 0x80 || ((u[1] & 0x7fu) | std::size_t{u[2]} << 7) != n - 3) return false;
+      v = pdata::AnyValue::string({sub.p + 3, n - 3});
       return true;
     case (2 << 3) | kVarint:  // bool_value
       if (n != 2 || u[1] >= 0x80) return false;
@@ -676,7 +684,10 @@ bool decode_log_record(Ctx& c, Cur r, pdata::LogRecord& lr) {
     case 1: FIXED64("time_unix_nano", lr.time_unix_nano)
     case 2: INT32("severity_number", lr.severity_number, std::int32_t)
     case 3: STR("severity_text", lr.severity_text)
-    case 5: MSG("body", decode_any(c, sub, lr.body, 0))
+    // A string body (nearly every log) as an attribute's value is read: without the generic
+    // loop, whose call was 89 of a record's 1,257 instructions.
+    case 5:
+      MSG("body", decode_scalar_any(c, sub, lr.body) || decode_any(c, sub, lr.body, 0))
     case 6: ATTR("attributes", lr.attributes)
     case 7: VARINT("dropped_attributes_count", lr.dropped_attributes_count, std::uint32_t)
     case 8: FIXED32("flags", lr.flags)

@@ -371,7 +371,7 @@ TEST(OtlpProto, OneofMembersWithDefaultValuesArePreserved) {
 // Attribute values take a shortcut when they are one small scalar; everything around the
 // shortcut's edges must decode exactly as the general AnyValue path does.
 TEST(OtlpProto, ScalarAttributeValuesAtTheFastPathEdges) {
-  const std::string long_str(200, 'x');  // two-byte length: general path
+  const std::string long_str(200, 'x');  // a two-byte length: the shortcut's longer form
   // record.attributes (field 6) = KeyValue{key = 1, value = 2 (AnyValue)}
   auto attr = [](std::string_view key, const std::string& any) { return len(6, len(1, key) + len(2, any)); };
   const std::string record =
@@ -423,6 +423,40 @@ TEST(OtlpProto, ScalarAttributeValuesAtTheFastPathEdges) {
   EXPECT_EQ(logs_error(bad, strict),
             "resource_logs.scope_logs.log_records.attributes.value.string_value: invalid UTF-8 in string @" +
                 std::to_string(bad.size() - 1));
+}
+
+// Log bodies take the attribute values' shortcut, strings with a two-byte length too (up to
+// 16 KiB); everything around its edges decodes as the general AnyValue path does.
+TEST(OtlpProto, LogBodiesAtTheFastPathEdges) {
+  const std::size_t lengths[] = {0, 1, 127, 128, 129, 16383, 16384, 70000};
+  std::string records;
+  for (const std::size_t n : lengths) records += len(2, len(5, len(1, std::string(n, 'b'))));
+  const std::string padded_len = tag(1, 2) + std::string("\x85\x00", 2) + "hello";  // 5 in two bytes
+  records += len(2, len(5, padded_len));
+  records += len(2, len(5, len(1, std::string(300, 'x')) + vint(3, 7)));  // a later member wins
+  records += len(2, len(5, vint(3, 300)));
+  records += len(2, len(5, len(6, len(1, len(1, "k") + len(2, len(1, "v"))))));  // a map
+  // resource_logs = 1 { scope_logs = 2 { log_records = 2 ... } }
+  const std::string input = len(1, len(2, records));  // decoded strings are views into it
+  LogsData ok;
+  ASSERT_FALSE(decode_logs_proto(input, ok));
+  LogsData cut;  // a body whose two-byte length is cut short: an error, as on the general path
+  EXPECT_TRUE(decode_logs_proto(len(1, len(2, records + len(2, len(5, std::string("\x0a\x80", 2))))), cut));
+  const auto& r = ok.resource_logs[0].scope_logs[0].log_records;
+  ASSERT_EQ(r.size(), std::size(lengths) + 4);
+  for (std::size_t i = 0; i < std::size(lengths); ++i) {
+    EXPECT_EQ(r[i].body.kind, ValueKind::String) << lengths[i];
+    EXPECT_EQ(r[i].body.string_value.size(), lengths[i]);
+    EXPECT_TRUE(r[i].body.string_value == std::string(lengths[i], 'b')) << lengths[i];
+  }
+  const std::size_t k = std::size(lengths);
+  EXPECT_EQ(r[k].body.string_value, "hello");
+  EXPECT_EQ(r[k + 1].body.kind, ValueKind::Int);
+  EXPECT_EQ(r[k + 1].body.int_value, 7);
+  EXPECT_EQ(r[k + 2].body.int_value, 300);
+  ASSERT_EQ(r[k + 3].body.kind, ValueKind::KvList);
+  ASSERT_EQ(r[k + 3].body.kvlist->size(), 1u);
+  EXPECT_EQ((*r[k + 3].body.kvlist)[0].value.string_value, "v");
 }
 
 // Found by the fuzzer: an empty packed run must not memcpy into an empty vector.
