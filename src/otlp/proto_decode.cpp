@@ -112,18 +112,29 @@ TERN_COLD bool bad_tag(Ctx& c, const char* start, std::uint64_t tag) {
   return c.fail(start, "invalid wire type " + std::to_string(tag & 7));
 }
 
+// One-byte tags that are valid: field 1..15, wire type 0..5.
+constexpr std::array<bool, 128> kValidOneByteTag = [] {
+  std::array<bool, 128> t{};
+  for (unsigned b = 8; b < 128; ++b) t[b] = (b & 7) <= 5;
+  return t;
+}();
+
 TERN_INLINE bool read_tag(Ctx& c, Cur& r, std::uint32_t& field, std::uint32_t& wt) {
   const char* start = r.p;
-  std::uint64_t tag = 0;
-  // Fast path: a one-byte tag (fields 1..15, all of OTLP's but a few), one combined check
-  // for field 0 (tag < 8) and wire types 6 and 7.
+  // Fast path: a one-byte tag (fields 1..15, all of OTLP's but a few), checked for field 0
+  // and wire types 6 and 7 by one table lookup (the three compares of the general check
+  // were 8 instructions a tag, 12 tags a log record).
   const auto b0 = static_cast<unsigned char>(*r.p);  // the caller checked r.more()
   if (b0 < 0x80) [[likely]] {
-    tag = b0;
     ++r.p;
-  } else {
-    TRY(read_varint(c, r, tag));
+    if (!kValidOneByteTag[b0]) [[unlikely]]
+      return bad_tag(c, start, b0);
+    field = b0 >> 3;
+    wt = b0 & 7u;
+    return true;
   }
+  std::uint64_t tag = 0;
+  TRY(read_varint(c, r, tag));
   if (tag < 8 || (tag & 7) > 5 || tag > 0xffffffffu) [[unlikely]]
     return bad_tag(c, start, tag);
   field = static_cast<std::uint32_t>(tag >> 3);
