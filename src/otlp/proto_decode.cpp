@@ -617,8 +617,10 @@ bool decode_kv(Ctx& c, Cur r, pdata::KeyValue& kv, int depth) {
 
 // One element of a repeated KeyValue field.
 // The usual attribute on the wire, key = 1 then value = 2, both with one-byte lengths and
-// a scalar value, read with no loop at all. False (`kv` untouched) for anything else.
-TERN_INLINE bool decode_kv_fast(const Ctx& c, Cur sub, pdata::KeyValue& kv) {
+// a scalar value, read with no loop at all and appended to `attrs` whole (constructed once:
+// a default element assigned field by field cost 9 instructions an attribute more). False,
+// nothing appended, for anything else.
+TERN_INLINE bool decode_kv_fast(const Ctx& c, Cur sub, pdata::Attributes& attrs) {
   const std::size_t n = sub.left();
   const auto* u = reinterpret_cast<const unsigned char*>(sub.p);
   if (n < 4 || u[0] != ((1 << 3) | kLen) || u[1] >= 0x80 || c.opt.validate_utf8) return false;
@@ -628,8 +630,7 @@ TERN_INLINE bool decode_kv_fast(const Ctx& c, Cur sub, pdata::KeyValue& kv) {
   if (value[0] != ((2 << 3) | kLen) || value[1] >= 0x80 || value[1] != n - key_len - 4) return false;
   pdata::AnyValue v;
   if (!decode_scalar_any(c, Cur{sub.p + key_len + 4, sub.end}, v)) return false;
-  kv.key = {sub.p + 2, key_len};
-  kv.value = v;
+  attrs.push_back({{sub.p + 2, key_len}, v});
   return true;
 }
 
@@ -642,9 +643,8 @@ TERN_INLINE bool decode_attr(Ctx& c, Cur& r, const char* tag_at, std::uint32_t w
   EXPECT(name, kLen);
   Cur sub;
   TRY_IN(name, read_len(c, r, sub));
-  auto& kv = attrs.emplace_back();
-  if (decode_kv_fast(c, sub, kv)) return true;
-  TRY_IN(name, decode_kv(c, sub, kv, 0));
+  if (decode_kv_fast(c, sub, attrs)) return true;
+  TRY_IN(name, decode_kv(c, sub, attrs.emplace_back(), 0));
   return true;
 }
 #define ATTR(name, attrs)                                     \
