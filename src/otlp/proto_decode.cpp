@@ -638,19 +638,26 @@ TERN_INLINE bool decode_kv_fast(const Ctx& c, Cur sub, pdata::Attributes& attrs)
 // the loop's registers spilled around it) was an eighth of a log record's decoding
 // (Decode/logs/proto/xlarge: 1,433 -> 1,257 instructions per record, 13.1M -> 16.0M records/s;
 // the object grew by 14 KB).
-TERN_INLINE bool decode_attr(Ctx& c, Cur& r, const char* tag_at, std::uint32_t wt, const char* name,
-                             pdata::Attributes& attrs) {
+// A repeated field's elements come one after the other on the wire, so after each
+// attribute the next byte is looked at: when it is this field's tag again, the next
+// attribute is read at once, without the message's field loop (its end test, tag read,
+// switch and wire-type test: 1,078 -> 1,006 instructions per log record).
+TERN_INLINE bool decode_attr(Ctx& c, Cur& r, const char* tag_at, std::uint32_t field, std::uint32_t wt,
+                             const char* name, pdata::Attributes& attrs) {
   EXPECT(name, kLen);
-  Cur sub;
-  TRY_IN(name, read_len(c, r, sub));
-  if (decode_kv_fast(c, sub, attrs)) return true;
-  TRY_IN(name, decode_kv(c, sub, attrs.emplace_back(), 0));
-  return true;
+  const auto same_tag = static_cast<unsigned char>(field << 3 | kLen);  // fields 1..15: one byte
+  while (true) {
+    Cur sub;
+    TRY_IN(name, read_len(c, r, sub));
+    if (!decode_kv_fast(c, sub, attrs)) TRY_IN(name, decode_kv(c, sub, attrs.emplace_back(), 0));
+    if (field > 15 || !r.more() || static_cast<unsigned char>(*r.p) != same_tag) return true;
+    ++r.p;
+  }
 }
-#define ATTR(name, attrs)                                     \
-  {                                                           \
-    TRY(decode_attr(c, r, tag_at, wt, name, attrs));          \
-    break;                                                    \
+#define ATTR(name, attrs)                               \
+  {                                                     \
+    TRY(decode_attr(c, r, tag_at, f, wt, name, attrs)); \
+    break;                                              \
   }
 
 bool decode_resource(Ctx& c, Cur r, pdata::Resource& res) {
