@@ -684,14 +684,20 @@ bool decode_scope(Ctx& c, Cur r, pdata::InstrumentationScope& s) {
   return true;
 }
 
-// A repeated message field: emplace one element and decode it.
-#define REPEATED(name, vec, decode_fn)                       \
-  {                                                          \
-    EXPECT(name, kLen);                                      \
-    Cur sub;                                                 \
-    TRY_IN(name, read_len(c, r, sub));                       \
-    TRY_IN(name, decode_fn(c, sub, vec.emplace_back(c.arena))); \
-    break;                                                   \
+// A repeated message field: emplace one element and decode it, and the next ones at once
+// while the next byte is the same field's tag (as decode_attr does).
+#define REPEATED(name, vec, decode_fn)                                                 \
+  {                                                                                    \
+    EXPECT(name, kLen);                                                                \
+    const auto same_tag_ = static_cast<unsigned char>(f << 3 | kLen);                  \
+    while (true) {                                                                     \
+      Cur sub;                                                                         \
+      TRY_IN(name, read_len(c, r, sub));                                               \
+      TRY_IN(name, decode_fn(c, sub, vec.emplace_back(c.arena)));                      \
+      if (f > 15 || !r.more() || static_cast<unsigned char>(*r.p) != same_tag_) break; \
+      ++r.p;                                                                           \
+    }                                                                                  \
+    break;                                                                             \
   }
 
 // ---- logs ----
