@@ -308,6 +308,41 @@ TEST(OtlpProto, Errors) {
   EXPECT_EQ(logs_error(tag(7, 0) + std::string(11, '\xff')), ": varint longer than 10 bytes @1");
 }
 
+// Runs of a repeated field are read on without the field loop while the next byte is the
+// field's tag again; a run cut by other fields, or by the end of its message, goes on where
+// the field comes back, in wire order, and an error inside a run names its field.
+TEST(OtlpProto, RepeatedFieldsInRunsAndInterleaved) {
+  auto attr = [](std::string_view key, std::uint64_t v) { return len(6, len(1, key) + len(2, vint(3, v))); };
+  const std::string record1 =
+      attr("a", 1) + attr("b", 2) + len(3, "WARN") + attr("c", 3) + attr("d", 4) + vint(2, 13) + attr("e", 5);
+  const std::string record2 = attr("x", 9);
+  // scope_logs: records, then its schema_url, then another record: the run of records is cut.
+  const std::string scope = len(2, record1) + len(2, record2) + len(3, "url") + len(2, record2);
+  const std::string in = len(1, len(2, scope));
+  LogsData d;
+  auto err = decode_logs_proto(in, d);
+  ASSERT_FALSE(err) << err->to_string();
+  const auto& sl = d.resource_logs.at(0).scope_logs.at(0);
+  ASSERT_EQ(sl.log_records.size(), 3u);
+  EXPECT_EQ(sl.schema_url, "url");
+  const auto& r = sl.log_records[0];
+  EXPECT_EQ(r.severity_text, "WARN");
+  EXPECT_EQ(r.severity_number, 13);
+  ASSERT_EQ(r.attributes.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(r.attributes[i].key, std::string(1, static_cast<char>('a' + i)));
+    EXPECT_EQ(r.attributes[i].value.int_value, static_cast<std::int64_t>(i + 1));
+  }
+  EXPECT_EQ(sl.log_records[2].attributes.at(0).key, "x");
+
+  // The third attribute of a run says its length runs past the record: an error there.
+  const std::string broken = attr("a", 1) + attr("b", 2) + tag(6, 2) + varint(40) + "short";
+  EXPECT_EQ(
+      logs_error(logs_with_record(broken)),
+      "resource_logs.scope_logs.log_records.attributes: length 40 past end of message (5 bytes left) @" +
+          std::to_string(6 + 9 + 9 + 1));  // 3 wrappers' tag and length, 2 attributes, the tag
+}
+
 TEST(OtlpProto, NestingDeeperThanTheLimitIsAnError) {
   // body = array{array{...{int 1}}}: each level is AnyValue{array_value=5: ArrayValue{values=1: AnyValue}}.
   auto nested = [](int depth) {
