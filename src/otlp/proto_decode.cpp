@@ -33,10 +33,12 @@ struct Ctx {
   const Arena& arena;
   DecodeError err;
   std::vector<const char*> path;  // innermost first; filled only on error
-  // Attributes of the previous log record: the records of a batch mostly carry the same
-  // set, so this sizes the next record's vector without counting its fields first (a
-  // second pass over every record's bytes). 0: count.
+  // Attributes of the previous log record, span and data point: the items of a batch
+  // mostly carry the same set, so this sizes the next item's vector without counting its
+  // fields first (a second pass over every item's bytes). 0: count.
   std::size_t log_attrs_hint = 0;
+  std::size_t span_attrs_hint = 0;
+  std::size_t point_attrs_hint = 0;
 
   TERN_COLD bool fail(const char* at, std::string msg) {
     err.offset = static_cast<std::size_t>(at - base);
@@ -285,6 +287,14 @@ TERN_INLINE std::array<std::size_t, K> count_fields(Cur r, const std::array<std:
 }
 
 TERN_INLINE std::size_t count_field(Cur r, std::uint32_t field) { return count_fields<1>(r, {field})[0]; }
+
+// A repeated field most items do not have (span events and links, exemplars) is counted
+// when it first appears, from its first tag to the message's end: items without it pay no
+// counting pass. Expects the field loop's `c`, `r`, `f` and `tag_at`.
+#define RESERVE_AT_FIRST(vec)                                             \
+  do {                                                                    \
+    if ((vec).empty()) (vec).reserve(count_field(Cur{tag_at, r.end}, f)); \
+  } while (0)
 
 // UTF-8 validation (RFC 3629: no overlongs, no surrogates, max U+10FFFF), ASCII fast path.
 const char* find_invalid_utf8(const char* p, const char* end) {
@@ -817,10 +827,7 @@ bool decode_status(Ctx& c, Cur r, pdata::Status& s) {
 }
 
 bool decode_span(Ctx& c, Cur r, pdata::Span& s) {
-  const auto n = count_fields<3>(r, {9, 11, 13});
-  s.attributes.reserve(n[0]);
-  s.events.reserve(n[1]);
-  s.links.reserve(n[2]);
+  s.attributes.reserve(c.span_attrs_hint ? c.span_attrs_hint : count_field(r, 9));
   FIELD_LOOP {
     case 1: {
       EXPECT("trace_id", kLen);
@@ -844,15 +851,20 @@ bool decode_span(Ctx& c, Cur r, pdata::Span& s) {
     case 8: FIXED64("end_time_unix_nano", s.end_time_unix_nano)
     case 9: ATTR("attributes", s.attributes)
     case 10: VARINT("dropped_attributes_count", s.dropped_attributes_count, std::uint32_t)
-    case 11: REPEATED("events", s.events, decode_event)
+    case 11:
+      RESERVE_AT_FIRST(s.events);
+      REPEATED("events", s.events, decode_event)
     case 12: VARINT("dropped_events_count", s.dropped_events_count, std::uint32_t)
-    case 13: REPEATED("links", s.links, decode_link)
+    case 13:
+      RESERVE_AT_FIRST(s.links);
+      REPEATED("links", s.links, decode_link)
     case 14: VARINT("dropped_links_count", s.dropped_links_count, std::uint32_t)
     case 15: MSG("status", decode_status(c, sub, s.status))
     case 16: FIXED32("flags", s.flags)
     SKIP_DEFAULT;
   }
   FIELD_LOOP_END
+  c.span_attrs_hint = s.attributes.size();
   return true;
 }
 
@@ -989,9 +1001,7 @@ bool decode_exemplar(Ctx& c, Cur r, pdata::Exemplar& e) {
 }
 
 bool decode_number_point(Ctx& c, Cur r, pdata::NumberDataPoint& p) {
-  const auto n = count_fields<2>(r, {7, 5});
-  p.attributes.reserve(n[0]);
-  p.exemplars.reserve(n[1]);
+  p.attributes.reserve(c.point_attrs_hint ? c.point_attrs_hint : count_field(r, 7));
   FIELD_LOOP {
     case 2: FIXED64("start_time_unix_nano", p.start_time_unix_nano)
     case 3: FIXED64("time_unix_nano", p.time_unix_nano)
@@ -999,7 +1009,9 @@ bool decode_number_point(Ctx& c, Cur r, pdata::NumberDataPoint& p) {
       p.value_type = pdata::NumberType::Double;
       p.as_int = 0;
       DOUBLE("as_double", p.as_double)
-    case 5: REPEATED("exemplars", p.exemplars, decode_exemplar)
+    case 5:
+      RESERVE_AT_FIRST(p.exemplars);
+      REPEATED("exemplars", p.exemplars, decode_exemplar)
     case 6:
       p.value_type = pdata::NumberType::Int;
       p.as_double = 0;
@@ -1009,13 +1021,12 @@ bool decode_number_point(Ctx& c, Cur r, pdata::NumberDataPoint& p) {
     SKIP_DEFAULT;
   }
   FIELD_LOOP_END
+  c.point_attrs_hint = p.attributes.size();
   return true;
 }
 
 bool decode_histogram_point(Ctx& c, Cur r, pdata::HistogramDataPoint& p) {
-  const auto n = count_fields<2>(r, {9, 8});
-  p.attributes.reserve(n[0]);
-  p.exemplars.reserve(n[1]);
+  p.attributes.reserve(c.point_attrs_hint ? c.point_attrs_hint : count_field(r, 9));
   FIELD_LOOP {
     case 2: FIXED64("start_time_unix_nano", p.start_time_unix_nano)
     case 3: FIXED64("time_unix_nano", p.time_unix_nano)
@@ -1025,7 +1036,9 @@ bool decode_histogram_point(Ctx& c, Cur r, pdata::HistogramDataPoint& p) {
       DOUBLE("sum", p.sum)
     case 6: TRY(read_repeated_fixed64(c, r, wt, tag_at, "bucket_counts", p.bucket_counts)); break;
     case 7: TRY(read_repeated_double(c, r, wt, tag_at, "explicit_bounds", p.explicit_bounds)); break;
-    case 8: REPEATED("exemplars", p.exemplars, decode_exemplar)
+    case 8:
+      RESERVE_AT_FIRST(p.exemplars);
+      REPEATED("exemplars", p.exemplars, decode_exemplar)
     case 9: ATTR("attributes", p.attributes)
     case 10: VARINT("flags", p.flags, std::uint32_t)
     case 11:
@@ -1037,6 +1050,7 @@ bool decode_histogram_point(Ctx& c, Cur r, pdata::HistogramDataPoint& p) {
     SKIP_DEFAULT;
   }
   FIELD_LOOP_END
+  c.point_attrs_hint = p.attributes.size();
   return true;
 }
 
@@ -1051,9 +1065,7 @@ bool decode_buckets(Ctx& c, Cur r, pdata::ExponentialBuckets& b) {
 }
 
 bool decode_exp_point(Ctx& c, Cur r, pdata::ExponentialHistogramDataPoint& p) {
-  const auto n = count_fields<2>(r, {1, 11});
-  p.attributes.reserve(n[0]);
-  p.exemplars.reserve(n[1]);
+  p.attributes.reserve(c.point_attrs_hint ? c.point_attrs_hint : count_field(r, 1));
   FIELD_LOOP {
     case 1: ATTR("attributes", p.attributes)
     case 2: FIXED64("start_time_unix_nano", p.start_time_unix_nano)
@@ -1067,7 +1079,9 @@ bool decode_exp_point(Ctx& c, Cur r, pdata::ExponentialHistogramDataPoint& p) {
     case 8: MSG("positive", decode_buckets(c, sub, p.positive))
     case 9: MSG("negative", decode_buckets(c, sub, p.negative))
     case 10: VARINT("flags", p.flags, std::uint32_t)
-    case 11: REPEATED("exemplars", p.exemplars, decode_exemplar)
+    case 11:
+      RESERVE_AT_FIRST(p.exemplars);
+      REPEATED("exemplars", p.exemplars, decode_exemplar)
     case 12:
       p.has_min = true;
       DOUBLE("min", p.min)
@@ -1078,6 +1092,7 @@ bool decode_exp_point(Ctx& c, Cur r, pdata::ExponentialHistogramDataPoint& p) {
     SKIP_DEFAULT;
   }
   FIELD_LOOP_END
+  c.point_attrs_hint = p.attributes.size();
   return true;
 }
 
@@ -1092,9 +1107,7 @@ bool decode_quantile(Ctx& c, Cur r, pdata::ValueAtQuantile& q) {
 }
 
 bool decode_summary_point(Ctx& c, Cur r, pdata::SummaryDataPoint& p) {
-  const auto n = count_fields<2>(r, {7, 6});
-  p.attributes.reserve(n[0]);
-  p.quantile_values.reserve(n[1]);
+  p.attributes.reserve(c.point_attrs_hint ? c.point_attrs_hint : count_field(r, 7));
   FIELD_LOOP {
     case 2: FIXED64("start_time_unix_nano", p.start_time_unix_nano)
     case 3: FIXED64("time_unix_nano", p.time_unix_nano)
@@ -1102,6 +1115,7 @@ bool decode_summary_point(Ctx& c, Cur r, pdata::SummaryDataPoint& p) {
     case 5: DOUBLE("sum", p.sum)
     case 6: {
       EXPECT("quantile_values", kLen);
+      RESERVE_AT_FIRST(p.quantile_values);
       Cur sub;
       TRY_IN("quantile_values", read_len(c, r, sub));
       TRY_IN("quantile_values", decode_quantile(c, sub, p.quantile_values.emplace_back()));
@@ -1112,6 +1126,7 @@ bool decode_summary_point(Ctx& c, Cur r, pdata::SummaryDataPoint& p) {
     SKIP_DEFAULT;
   }
   FIELD_LOOP_END
+  c.point_attrs_hint = p.attributes.size();
   return true;
 }
 

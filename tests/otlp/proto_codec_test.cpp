@@ -343,6 +343,67 @@ TEST(OtlpProto, RepeatedFieldsInRunsAndInterleaved) {
           std::to_string(6 + 9 + 9 + 1));  // 3 wrappers' tag and length, 2 attributes, the tag
 }
 
+// Spans and data points are sized from the one before them (attributes) or counted when a
+// rare field first appears (events, links, exemplars, quantiles); items of every shape in
+// one batch, and those fields interleaved, decode whole.
+TEST(OtlpProto, ItemsOfDifferentShapesInOneBatch) {
+  auto attr = [](std::uint32_t field, std::string_view key, std::uint64_t v) {
+    return len(field, len(1, key) + len(2, vint(3, v)));
+  };
+  auto attrs = [&](std::uint32_t field, int n) {
+    std::string a;
+    for (int i = 0; i < n; ++i) a += attr(field, "k" + std::to_string(i), static_cast<std::uint64_t>(i));
+    return a;
+  };
+  const auto event = [](std::string_view name) { return len(11, len(2, name)); };
+  const auto link = [](std::uint64_t dropped) { return len(13, vint(5, dropped)); };
+  // span: name = 5, attributes = 9, events = 11, links = 13
+  const std::string span1 = len(5, "one") + attrs(9, 3) + event("e1") + event("e2") + link(1);
+  const std::string span2 = len(5, "two");
+  const std::string span3 =
+      len(5, "three") + event("a") + link(2) + attrs(9, 5) + event("b") + link(3) + event("c");
+  const std::string in = len(1, len(2, len(2, span1) + len(2, span2) + len(2, span3) + len(2, span1)));
+  TracesData d;
+  auto err = decode_traces_proto(in, d);
+  ASSERT_FALSE(err) << err->to_string();
+  const auto& spans = d.resource_spans.at(0).scope_spans.at(0).spans;
+  ASSERT_EQ(spans.size(), 4u);
+  const std::size_t want_attrs[] = {3, 0, 5, 3}, want_events[] = {2, 0, 3, 2}, want_links[] = {1, 0, 2, 1};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(spans[i].attributes.size(), want_attrs[i]) << i;
+    EXPECT_EQ(spans[i].events.size(), want_events[i]) << i;
+    EXPECT_EQ(spans[i].links.size(), want_links[i]) << i;
+    for (std::size_t k = 0; k < spans[i].attributes.size(); ++k)
+      EXPECT_EQ(spans[i].attributes[k].value.int_value, static_cast<std::int64_t>(k));
+  }
+  EXPECT_EQ(spans[2].events[0].name, "a");
+  EXPECT_EQ(spans[2].events[2].name, "c");
+  EXPECT_EQ(spans[2].links[1].dropped_attributes_count, 3u);
+
+  // Data points: number points (attributes = 7, exemplars = 5) of 2, 0 and 4 attributes,
+  // exemplars on the last only, around its attributes.
+  const auto point = [&](int n_attrs, int n_exemplars) {
+    std::string p = fixed64(3, 1);
+    for (int i = 0; i < n_exemplars; ++i) p += len(5, fixed64(2, static_cast<std::uint64_t>(i)));
+    p += attrs(7, n_attrs);
+    if (n_exemplars) p += len(5, fixed64(2, 99));
+    return len(1, p);
+  };
+  // metric: name = 1, gauge = 5 { data_points = 1 }
+  const std::string metric = len(1, "m") + len(5, point(2, 0) + point(0, 0) + point(4, 2));
+  const std::string min = len(1, len(2, len(2, metric)));
+  MetricsData m;
+  err = decode_metrics_proto(min, m);
+  ASSERT_FALSE(err) << err->to_string();
+  const auto& points = m.resource_metrics.at(0).scope_metrics.at(0).metrics.at(0).number_points;
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0].attributes.size(), 2u);
+  EXPECT_EQ(points[1].attributes.size(), 0u);
+  EXPECT_EQ(points[2].attributes.size(), 4u);
+  ASSERT_EQ(points[2].exemplars.size(), 3u);
+  EXPECT_EQ(points[2].exemplars[2].time_unix_nano, 99u);
+}
+
 TEST(OtlpProto, NestingDeeperThanTheLimitIsAnError) {
   // body = array{array{...{int 1}}}: each level is AnyValue{array_value=5: ArrayValue{values=1: AnyValue}}.
   auto nested = [](int depth) {
