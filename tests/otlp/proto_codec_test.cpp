@@ -352,7 +352,11 @@ TEST(OtlpProto, ItemsOfDifferentShapesInOneBatch) {
   };
   auto attrs = [&](std::uint32_t field, int n) {
     std::string a;
-    for (int i = 0; i < n; ++i) a += attr(field, "k" + std::to_string(i), static_cast<std::uint64_t>(i));
+    for (int i = 0; i < n; ++i) {
+      std::string key(1, 'k');  // not "k" + std::to_string(i): GCC 12 warns (-Wrestrict) on it
+      key += std::to_string(i);
+      a += attr(field, key, static_cast<std::uint64_t>(i));
+    }
     return a;
   };
   const auto event = [](std::string_view name) { return len(11, len(2, name)); };
