@@ -115,8 +115,11 @@ inline bool clean16(__m128i x) { return special16(x) == 0; }
 #if defined(__SSE2__) && !defined(TERN_EXACT_READS)
 #define TERN_JSON_PAGE_READS 1
 constexpr std::size_t kPage = 4096;
-// True when the 16 bytes from a lie on a's page and the 16 from b on b's (x + 15 does not
-// carry into bit 12): one test for two strings.
+// True when the 16 bytes from p lie on p's page.
+inline bool page_holds16(const void* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) & (kPage - 1)) <= kPage - 16;
+}
+// page_holds16(a) && page_holds16(b) in one test (x + 15 does not carry into bit 12).
 inline bool pages_hold16(const void* a, const void* b) {
   const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
   return (((x ^ (x + 15)) | (y ^ (y + 15))) & kPage) == 0;
@@ -136,7 +139,7 @@ inline bool clean_prefix16(__m128i x, std::size_t n) {
   const std::size_t n = s.size();
 #if defined(TERN_JSON_PAGE_READS)
   // n == 0 stays out: an empty view may point just past its buffer, even into an unmapped page.
-  if (n - 1 < 15 && (reinterpret_cast<std::uintptr_t>(p) & (kPage - 1)) <= kPage - 16) {
+  if (n - 1 < 15 && page_holds16(p)) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     if (clean_prefix16(x, n)) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(d), x);  // room: escaped_room(n) >= 16
