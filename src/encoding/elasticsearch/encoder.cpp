@@ -391,15 +391,39 @@ bool has_hint(const Attributes& attrs, std::string_view hint) {
 
 // Grouping hash (internal only: groups are confirmed by comparison and kept in
 // first-seen order, so the hash never shows in the output). Integers are
-// folded with a multiply-xorshift; strings with XXH3, which is cheap on the
-// short keys and values dimensions have (XXH64 of 8 bytes cost more than the
-// rest of a data point).
+// folded with a multiply-xorshift, and so are strings of up to 16 bytes, from
+// two loads; longer strings go through XXH3.
 inline std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   h = (h ^ v) * 0x9E3779B97F4A7C15ull;
   return h ^ (h >> 32);
 }
+// Strings of up to 16 bytes (keys and most values) from two overlapping loads inside the
+// string, folded by one 64 x 64 -> 128-bit multiply (wyhash's mix: every input bit reaches
+// the low bits the table probes with; through the multiply-xorshift above, strings that
+// differ only at their end, batch_1230..batch_1239, shared their low bits and the table's
+// probes went from 0.2 to 15 a point). XXH3 for every string was an out-of-line call of
+// ~30 instructions, four per data point of the benchmark workload.
 inline std::uint64_t mix(std::uint64_t h, std::string_view s) {
-  return XXH3_64bits_withSeed(s.data(), s.size(), h);
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::uint64_t a, b;
+  if (n >= 8) {
+    if (n > 16) return XXH3_64bits_withSeed(s.data(), n, h);
+    std::memcpy(&a, p, 8);
+    std::memcpy(&b, p + n - 8, 8);
+  } else if (n >= 4) {
+    std::uint32_t x, y;
+    std::memcpy(&x, p, 4);
+    std::memcpy(&y, p + n - 4, 4);
+    a = x;
+    b = y;
+  } else {
+    a = n ? p[0] | std::uint64_t{p[n / 2]} << 8 | std::uint64_t{p[n - 1]} << 16 : 0;
+    b = 0;
+  }
+  const unsigned __int128 r =
+      static_cast<unsigned __int128>(a ^ (h + n) ^ 0xa0761d6478bd642full) * (b ^ 0xe7037ed1a0b428dbull);
+  return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
 }
 
 std::uint64_t hash_value(const AnyValue& v, std::uint64_t h, int depth) {

@@ -2,6 +2,8 @@
 #include <xxhash.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "test_util.h"
 
@@ -42,6 +44,36 @@ std::string names_hash(std::string concat) {
   std::snprintf(buf, sizeof buf, "%016llx",
                 static_cast<unsigned long long>(XXH64(concat.data(), concat.size(), 0)));
   return buf;
+}
+
+// Points are grouped by a hash of their dimensions, then confirmed by comparing them: for
+// attribute values of every length (each of the hash's string paths), two metrics' points
+// with the same value share a document and those whose values differ in one byte, at the
+// start or at the end, do not.
+TEST(EsMetrics, GroupingByAttributeValuesOfEveryLength) {
+  MetricsFixture f;
+  f.metric("a", MetricType::Gauge);
+  f.metric("b", MetricType::Gauge);
+  Metric& a = f.sm->metrics[0];  // taken once both exist: the second may move the first
+  Metric& b = f.sm->metrics[1];
+  std::size_t want_docs = 0;
+  for (std::size_t n = 0; n <= 40; ++n) {
+    const std::string base(n, 'v');
+    std::vector<std::string> values = {base};
+    if (n) values.push_back(base), values.back().front() = 'w';
+    if (n > 1) values.push_back(base), values.back().back() = 'w';
+    for (const auto& v : values) {
+      for (Metric* m : {&a, &b})
+        f.int_point(*m, 1).attributes.push_back(kv(f.d.arena, "dim", s(f.d.arena, v)));
+      ++want_docs;
+    }
+  }
+  const EncodedBatch out = f.encode();
+  ASSERT_EQ(out.size(), want_docs);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    EXPECT_EQ(out.items[i].events, 2u) << i;
+    EXPECT_EQ(doc(out, i)["metrics"], Json::parse(R"({"a":1,"b":1})")) << i;
+  }
 }
 
 TEST(EsMetrics, WorkedExample4Grouping) {
