@@ -393,6 +393,11 @@ bool has_hint(const Attributes& attrs, std::string_view hint) {
 // first-seen order, so the hash never shows in the output). Integers are
 // folded with a multiply-xorshift, and so are strings of up to 16 bytes, from
 // two loads; longer strings go through XXH3.
+// a * b to 128 bits, the halves xor-ed: every input bit reaches the low bits.
+inline std::uint64_t fold128(std::uint64_t a, std::uint64_t b) {
+  const unsigned __int128 r = static_cast<unsigned __int128>(a) * b;
+  return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+}
 inline std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   h = (h ^ v) * 0x9E3779B97F4A7C15ull;
   return h ^ (h >> 32);
@@ -421,9 +426,7 @@ inline std::uint64_t mix(std::uint64_t h, std::string_view s) {
     a = n ? p[0] | std::uint64_t{p[n / 2]} << 8 | std::uint64_t{p[n - 1]} << 16 : 0;
     b = 0;
   }
-  const unsigned __int128 r =
-      static_cast<unsigned __int128>(a ^ (h + n) ^ 0xa0761d6478bd642full) * (b ^ 0xe7037ed1a0b428dbull);
-  return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+  return fold128(a ^ (h + n) ^ 0xa0761d6478bd642full, b ^ 0xe7037ed1a0b428dbull);
 }
 
 std::uint64_t hash_value(const AnyValue& v, std::uint64_t h, int depth) {
@@ -1553,7 +1556,9 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
       }
       const auto pidx = static_cast<std::uint32_t>(points_.size());
       points_.push_back({&m, i, kNone});
-      std::size_t slot = h & (cap - 1);
+      // The table's slot from the hash through one more fold: a last mix(h, integer) whose
+      // inputs differ only in their high bits leaves the low bits alike.
+      std::size_t slot = fold128(h, 0x8ebc6af09c88c6e3ull) & (cap - 1);
       for (;; slot = (slot + 1) & (cap - 1)) {
         const std::uint32_t g = table_[slot];
         if (g == kNone) {
