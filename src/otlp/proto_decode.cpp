@@ -251,42 +251,45 @@ TERN_INLINE bool quick_varint(Cur& r, std::uint64_t& v) {
   return false;
 }
 
-// Counts length-delimited occurrences of fields Fs in a message, so repeated fields can be
-// reserved exactly (no regrowth: the arena never gets the abandoned buffers back). Stops
+// Counts length-delimited occurrences of `field` in a message, so a repeated field can be
+// reserved at once (no regrowth: the arena never gets the abandoned buffers back). Stops
 // quietly at malformed input: the real parse reports it.
-template <std::size_t K>
-TERN_INLINE std::array<std::size_t, K> count_fields(Cur r, const std::array<std::uint32_t, K>& fields) {
-  std::array<std::size_t, K> counts{};
+TERN_INLINE std::size_t count_field(Cur r, std::uint32_t field) {
+  std::size_t count = 0;
   while (r.more()) {
     std::uint64_t tag, v;
     if (!quick_varint(r, tag)) break;
     switch (tag & 7) {
       case kVarint:
-        if (!quick_varint(r, v)) return counts;
+        if (!quick_varint(r, v)) return count;
         break;
       case kFixed64:
-        if (r.left() < 8) return counts;
+        if (r.left() < 8) return count;
         r.p += 8;
         break;
       case kFixed32:
-        if (r.left() < 4) return counts;
+        if (r.left() < 4) return count;
         r.p += 4;
         break;
-      case kLen: {
-        if (!quick_varint(r, v) || v > r.left()) return counts;
+      case kLen:
+        if (!quick_varint(r, v) || v > r.left()) return count;
         r.p += v;
-        const auto f = static_cast<std::uint32_t>(tag >> 3);
-        for (std::size_t i = 0; i < K; ++i) counts[i] += fields[i] == f;
+        count += (tag >> 3) == field;
         break;
-      }
       default:
-        return counts;  // groups: rare; the counts are only a reservation hint
+        return count;  // groups: rare; the count is only a reservation hint
     }
   }
-  return counts;
+  return count;
 }
 
-TERN_INLINE std::size_t count_field(Cur r, std::uint32_t field) { return count_fields<1>(r, {field})[0]; }
+// Reserves the attributes of a log record, span or data point (`field`: its attributes'
+// field number): as many as the item before had (`hint`, the items of a batch mostly carry
+// the same set; the caller sets it from this item when done), or, after an item without
+// any, as many as this one's fields count.
+TERN_INLINE void reserve_attributes(pdata::Attributes& attrs, std::size_t hint, Cur r, std::uint32_t field) {
+  attrs.reserve(hint ? hint : count_field(r, field));
+}
 
 // After an element of repeated field `field` (length-delimited): whether the next element
 // follows at once, its tag then taken. Repeated fields are written one element after the
@@ -298,7 +301,7 @@ TERN_INLINE bool take_same_field(Cur& r, std::uint32_t field) {
   return true;
 }
 
-// A repeated field most items do not have (span events and links, exemplars) is counted
+// A repeated field most items do not have (span events and links, exemplars, quantiles) is counted
 // when it first appears, from its first tag to the message's end: items without it pay no
 // counting pass. Expects the field loop's `c`, `r`, `f` and `tag_at`.
 #define RESERVE_AT_FIRST(vec)                                             \
@@ -716,13 +719,13 @@ bool decode_scope(Ctx& c, Cur r, pdata::InstrumentationScope& s) {
 // ---- logs ----
 
 bool decode_log_record(Ctx& c, Cur r, pdata::LogRecord& lr) {
-  lr.attributes.reserve(c.log_attrs_hint ? c.log_attrs_hint : count_field(r, 6));
+  reserve_attributes(lr.attributes, c.log_attrs_hint, r, 6);
   FIELD_LOOP {
     case 1: FIXED64("time_unix_nano", lr.time_unix_nano)
     case 2: INT32("severity_number", lr.severity_number, std::int32_t)
     case 3: STR("severity_text", lr.severity_text)
-    // A string body (nearly every log) as an attribute's value is read: without the generic
-    // loop, whose call was 89 of a record's 1,257 instructions.
+    // A scalar body (a string in nearly every log) is read as an attribute value is, without
+    // the generic loop, whose call was 89 of a record's 1,257 instructions.
     case 5:
       MSG("body", decode_scalar_any(c, sub, lr.body) || decode_any(c, sub, lr.body, 0))
     case 6: ATTR("attributes", lr.attributes)
@@ -830,7 +833,7 @@ bool decode_status(Ctx& c, Cur r, pdata::Status& s) {
 }
 
 bool decode_span(Ctx& c, Cur r, pdata::Span& s) {
-  s.attributes.reserve(c.span_attrs_hint ? c.span_attrs_hint : count_field(r, 9));
+  reserve_attributes(s.attributes, c.span_attrs_hint, r, 9);
   FIELD_LOOP {
     case 1: {
       EXPECT("trace_id", kLen);
@@ -1004,7 +1007,7 @@ bool decode_exemplar(Ctx& c, Cur r, pdata::Exemplar& e) {
 }
 
 bool decode_number_point(Ctx& c, Cur r, pdata::NumberDataPoint& p) {
-  p.attributes.reserve(c.point_attrs_hint ? c.point_attrs_hint : count_field(r, 7));
+  reserve_attributes(p.attributes, c.point_attrs_hint, r, 7);
   FIELD_LOOP {
     case 2: FIXED64("start_time_unix_nano", p.start_time_unix_nano)
     case 3: FIXED64("time_unix_nano", p.time_unix_nano)
@@ -1029,7 +1032,7 @@ bool decode_number_point(Ctx& c, Cur r, pdata::NumberDataPoint& p) {
 }
 
 bool decode_histogram_point(Ctx& c, Cur r, pdata::HistogramDataPoint& p) {
-  p.attributes.reserve(c.point_attrs_hint ? c.point_attrs_hint : count_field(r, 9));
+  reserve_attributes(p.attributes, c.point_attrs_hint, r, 9);
   FIELD_LOOP {
     case 2: FIXED64("start_time_unix_nano", p.start_time_unix_nano)
     case 3: FIXED64("time_unix_nano", p.time_unix_nano)
@@ -1068,7 +1071,7 @@ bool decode_buckets(Ctx& c, Cur r, pdata::ExponentialBuckets& b) {
 }
 
 bool decode_exp_point(Ctx& c, Cur r, pdata::ExponentialHistogramDataPoint& p) {
-  p.attributes.reserve(c.point_attrs_hint ? c.point_attrs_hint : count_field(r, 1));
+  reserve_attributes(p.attributes, c.point_attrs_hint, r, 1);
   FIELD_LOOP {
     case 1: ATTR("attributes", p.attributes)
     case 2: FIXED64("start_time_unix_nano", p.start_time_unix_nano)
@@ -1110,7 +1113,7 @@ bool decode_quantile(Ctx& c, Cur r, pdata::ValueAtQuantile& q) {
 }
 
 bool decode_summary_point(Ctx& c, Cur r, pdata::SummaryDataPoint& p) {
-  p.attributes.reserve(c.point_attrs_hint ? c.point_attrs_hint : count_field(r, 7));
+  reserve_attributes(p.attributes, c.point_attrs_hint, r, 7);
   FIELD_LOOP {
     case 2: FIXED64("start_time_unix_nano", p.start_time_unix_nano)
     case 3: FIXED64("time_unix_nano", p.time_unix_nano)

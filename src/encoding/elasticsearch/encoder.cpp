@@ -391,8 +391,9 @@ bool has_hint(const Attributes& attrs, std::string_view hint) {
 
 // Grouping hash (internal only: groups are confirmed by comparison and kept in
 // first-seen order, so the hash never shows in the output). Integers are
-// folded with a multiply-xorshift, and so are strings of up to 16 bytes, from
-// two loads; longer strings go through XXH3.
+// folded with a multiply-xorshift, strings of up to 16 bytes with fold128,
+// longer ones with XXH3.
+
 // a * b to 128 bits, the halves xor-ed: every input bit reaches the low bits.
 inline std::uint64_t fold128(std::uint64_t a, std::uint64_t b) {
   const unsigned __int128 r = static_cast<unsigned __int128>(a) * b;
