@@ -157,6 +157,7 @@ class Encoder {
   const Route& event_route_for(const pdata::Attributes& event);
   void begin_scope_route(std::string_view static_index, std::string_view type,
                          const pdata::InstrumentationScope& scope, const pdata::Attributes& resource);
+  // `dynamic_templates` (metrics) is read as a padded fragment: a JsonWriter::padded_view().
   SharedAction write_action(JsonWriter& w, const Route& route, std::string_view id,
                             std::string_view dynamic_templates);
   // The cached fragments of `route` when it is the scope's or the span events' route.
@@ -236,8 +237,14 @@ class Encoder {
   void encode_scope_metrics(JsonWriter& w, std::size_t written, const pdata::ScopeMetrics& sm,
                             const pdata::ResourceMetrics& rm, EncodedBatch& out);
   const Route& group_route(const Group& g);
-  bool write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uint32_t i, std::string_view& tpl,
-                          std::uint64_t& doc_count, EncodeStats& stats);
+  // A point's value (its template: metric_template), or false, counted in `stats`, for one
+  // the spec rejects.
+  bool write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uint32_t i, std::uint64_t& doc_count,
+                          EncodeStats& stats);
+  bool write_point_document(JsonWriter& w, const Group& g, EncodedBatch& out);
+  void write_point_head(JsonWriter& w, const Route& route, const pdata::Attributes& attrs, std::uint64_t ts,
+                        std::uint64_t start, std::string_view unit);
+  std::uint64_t name_hash(std::string_view name);
 
   // Output bytes per log record, span (with its events) and data point, learned from
   // the previous batch: the output is reserved once up front instead of growing by
@@ -264,6 +271,8 @@ class Encoder {
   std::string tmp_;            // kvlist stringification (metrics)
   std::string doc_, templates_, names_concat_, pool_;
   std::vector<std::string_view> names_;
+  std::string_view one_name_;        // name_hash's last name (within a scope) ...
+  std::uint64_t one_name_hash_ = 0;  // ... and its hash
   std::vector<PointRef> points_;
   std::vector<Group> groups_;
   std::vector<std::uint32_t> table_;

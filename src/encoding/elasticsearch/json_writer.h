@@ -63,12 +63,16 @@ constexpr std::size_t kPad = 16;
 constexpr std::size_t kPaddedMin = 64;
 inline std::size_t padded_room(const std::string& s) { return std::max(s.size() + kPad, kPaddedMin); }
 inline void pad(std::string& s) { s.reserve(padded_room(s)); }
-inline char* padded_copy(char* d, const std::string& s) {
-  const char* src = s.data();
-  const std::size_t n = s.size();  // read once: the stores below may alias the string
+// The same for n bytes at src that are readable up to padded_room(n) (a scratch writer's
+// output with padded_room(n) bytes of room behind its start, see JsonWriter::padded_view).
+inline std::size_t padded_room(std::size_t n) { return std::max(n + kPad, kPaddedMin); }
+inline char* padded_copy(char* d, const char* src, std::size_t n) {
   std::memcpy(d, src, kPaddedMin);  // compile-time size: four 16-byte moves
   for (std::size_t i = kPaddedMin; i < n; i += kPad) std::memcpy(d + i, src + i, kPad);
   return d + n;
+}
+inline char* padded_copy(char* d, const std::string& s) {
+  return padded_copy(d, s.data(), s.size());  // size read once: the stores may alias s
 }
 
 // True when none of the 8 bytes needs escaping or UTF-8 validation (< 0x20,
@@ -312,6 +316,13 @@ class JsonWriter {
   }
   // What was written, while writing (for scratch writers reused with truncate).
   std::string_view view() const { return {out_.data(), size()}; }
+  // view(), with room reserved behind it so that it can be read as a padded fragment
+  // (json::padded_copy(d, v.data(), v.size()), within json::padded_room(v.size())). The
+  // room's bytes are allocated, not initialized: they are copied, never looked at.
+  std::string_view padded_view() {
+    at(json::kPaddedMin);
+    return view();
+  }
   // Drops everything written after absolute position `pos` (pos <= size()).
   void truncate(std::size_t pos) { p_ = out_.data() + pos; }
 

@@ -252,6 +252,180 @@ TEST(EsMetrics, HistogramRejectsAndHints) {
   EXPECT_EQ(action(b, 0)["create"]["dynamic_templates"]["metrics.agg"], "summary");
 }
 
+// One data point of every kind, each in its own document (its attributes differ from the
+// others'), written by the one-pass path; with `duplicates`, each followed by a point of the
+// same name and dimensions, which joins its group (and is rejected as a duplicate), so the
+// same documents come from the general path.
+void add_one_point_of_every_kind(MetricsFixture& f, bool duplicates) {
+  auto& a = f.d.arena;
+  int k = 0;
+  const auto next = [&](std::string_view name, MetricType t, auto&& fill) {
+    const std::string unique = std::string(name) + std::to_string(k);
+    for (int copy = 0; copy < (duplicates ? 2 : 1); ++copy) {
+      Metric& m = f.metric(unique, t);
+      fill(m);
+      const auto tag = kv(a, "k", AnyValue::integer(k));
+      switch (t) {
+        case MetricType::Gauge:
+        case MetricType::Sum:
+          m.number_points.back().attributes.push_back(tag);
+          break;
+        case MetricType::Summary:
+          m.summary_points.back().attributes.push_back(tag);
+          break;
+        case MetricType::Histogram:
+          m.histogram_points.back().attributes.push_back(tag);
+          break;
+        case MetricType::ExponentialHistogram:
+          m.exponential_histogram_points.back().attributes.push_back(tag);
+          break;
+        case MetricType::Empty:
+          break;
+      }
+    }
+    ++k;
+  };
+  next("gauge \"long\" ", MetricType::Gauge, [&](Metric& m) { f.int_point(m, -7); });
+  next("gauge.double.\xc3\xa9t\xc3\xa9.", MetricType::Gauge, [&](Metric& m) {
+    auto& p = m.number_points.emplace_back(a);
+    p.value_type = NumberType::Double;
+    p.as_double = 0.25;
+    p.time_unix_nano = 3600000000000ull;
+  });
+  next("counter.long\x01", MetricType::Sum, [&](Metric& m) {
+    m.is_monotonic = true;
+    m.temporality = AggregationTemporality::Cumulative;
+    f.int_point(m, 12).start_time_unix_nano = 1999999;
+  });
+  next("counter.double", MetricType::Sum, [&](Metric& m) {
+    m.is_monotonic = true;
+    m.temporality = AggregationTemporality::Cumulative;
+    m.unit = "By";
+    auto& p = m.number_points.emplace_back(a);
+    p.value_type = NumberType::Double;
+    p.as_double = 1e21;
+    p.time_unix_nano = 3600000000000ull;
+  });
+  next("summary", MetricType::Summary, [&](Metric& m) {
+    auto& p = m.summary_points.emplace_back(a);
+    p.count = 4;
+    p.sum = 10;
+    p.time_unix_nano = 3600000000000ull;
+    p.attributes.push_back(kv(a, "elasticsearch.mapping.hints", array(a, {s(a, "_doc_count")})));
+  });
+  next("histogram", MetricType::Histogram, [&](Metric& m) {
+    m.temporality = AggregationTemporality::Delta;
+    hist(f, m, {1, 0, 3}, {1, 2}).time_unix_nano = 3600000000000ull;
+  });
+  next("histogram.as.summary", MetricType::Histogram, [&](Metric& m) {
+    m.temporality = AggregationTemporality::Cumulative;
+    auto& p = hist(f, m, {1, 2}, {1});
+    p.count = 3;
+    p.has_sum = true;
+    p.sum = 7;
+    p.time_unix_nano = 3600000000000ull;
+    p.attributes.push_back(kv(a, "elasticsearch.mapping.hints", array(a, {s(a, "aggregate_metric_double")})));
+  });
+  next("exponential", MetricType::ExponentialHistogram, [&](Metric& m) {
+    m.temporality = AggregationTemporality::Delta;
+    auto& p = m.exponential_histogram_points.emplace_back(a);
+    p.zero_count = 2;
+    p.positive.bucket_counts.push_back(3);
+    p.time_unix_nano = 3600000000000ull;
+  });
+}
+
+// The one-pass writer of one-point documents and the general writer give the same bytes,
+// for every template, a `_doc_count` hint, a unit, a start timestamp and names to escape.
+TEST(EsMetrics, OnePointDocumentsMatchTheGeneralPath) {
+  MetricsFixture alone, paired;
+  add_one_point_of_every_kind(alone, false);
+  add_one_point_of_every_kind(paired, true);
+  const EncodedBatch one_pass = alone.encode(), general = paired.encode();
+  ASSERT_EQ(one_pass.size(), 8u);
+  ASSERT_EQ(general.size(), 8u);
+  EXPECT_EQ(general.stats.rejected[size_t(EncodeReject::DuplicateMetricName)], 8u);
+  EXPECT_EQ(one_pass.data, general.data);
+  for (std::size_t i = 0; i < one_pass.size(); ++i) {
+    EXPECT_EQ(one_pass.items[i].events, 1u);
+    EXPECT_EQ(one_pass.action(i), general.action(i)) << i;
+    EXPECT_EQ(doc_text(one_pass, i), doc_text(general, i)) << i;
+  }
+  const std::vector<std::string> templates = {"gauge_long", "gauge_double", "counter_long", "counter_double",
+                                              "summary",    "histogram",    "summary",      "histogram"};
+  for (std::size_t i = 0; i < templates.size(); ++i) {
+    const Json dt = action(one_pass, i)["create"]["dynamic_templates"];
+    ASSERT_EQ(dt.size(), 1u) << i;
+    EXPECT_EQ(dt.begin().value(), templates[i]) << i;
+    const std::string name = dt.begin().key().substr(std::string("metrics.").size());
+    EXPECT_TRUE(doc(one_pass, i)["metrics"].contains(name)) << i;
+    EXPECT_EQ(doc(one_pass, i)["_metric_names_hash"], names_hash(name)) << i;
+  }
+  EXPECT_EQ(doc(one_pass, 0)["metrics"]["gauge \"long\" 0"], -7);
+  EXPECT_EQ(doc(one_pass, 2)["start_timestamp"], 1);
+  EXPECT_EQ(doc(one_pass, 3)["unit"], "By");
+  EXPECT_EQ(doc(one_pass, 4)["_doc_count"], 4);
+}
+
+// A one-point document whose value is rejected takes back everything written for it: the
+// output is byte for byte the output without that point, whatever writing it had reached.
+TEST(EsMetrics, RejectedOnePointDocumentsLeaveNothing) {
+  MetricsFixture with, without;
+  for (MetricsFixture* f : {&with, &without}) add_one_point_of_every_kind(*f, false);
+  auto& a = with.d.arena;
+  auto& nan = with.metric("nan", MetricType::Gauge);
+  auto& np = nan.number_points.emplace_back(a);
+  np.value_type = NumberType::Double;
+  np.as_double = std::nan("");
+  np.time_unix_nano = 3600000000000ull;
+  auto& cum = with.metric("cumulative", MetricType::Histogram);
+  cum.temporality = AggregationTemporality::Cumulative;
+  hist(with, cum, {1}, {}).attributes.push_back(kv(a, "k", AnyValue::integer(100)));
+  auto& bad = with.metric("bad.shape", MetricType::Histogram);
+  bad.temporality = AggregationTemporality::Delta;
+  hist(with, bad, {1, 2}, {1, 2}).attributes.push_back(kv(a, "k", AnyValue::integer(101)));
+  auto& inf = with.metric("infinite.bound", MetricType::Histogram);  // rejected after its counts
+  inf.temporality = AggregationTemporality::Delta;
+  hist(with, inf, {1, 2}, {std::numeric_limits<double>::infinity()})
+      .attributes.push_back(kv(a, "k", AnyValue::integer(102)));
+  auto& empty = with.metric("no.value", MetricType::Gauge);
+  empty.number_points.emplace_back(a).attributes.push_back(kv(a, "k", AnyValue::integer(103)));
+  // One more accepted point after the rejected ones, in both.
+  for (MetricsFixture* f : {&with, &without})
+    f->int_point(f->metric("after", MetricType::Gauge), 5)
+        .attributes.push_back(kv(f->d.arena, "k", AnyValue::integer(104)));
+  const EncodedBatch b = with.encode(), want = without.encode();
+  EXPECT_EQ(b.data, want.data);
+  ASSERT_EQ(b.size(), want.size());
+  for (std::size_t i = 0; i < b.size(); ++i) EXPECT_EQ(doc_text(b, i), doc_text(want, i)) << i;
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::NanOrInf)], 2u);
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::CumulativeHistogram)], 1u);
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::BadHistogram)], 1u);
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::EmptyMetric)], 1u);
+}
+
+// A metric's name is hashed once for all its one-point documents; the next metric, and
+// an empty name in the next scope (its view null, like the remembered name's reset), get
+// their own hash.
+TEST(EsMetrics, NameHashesOfOnePointDocuments) {
+  MetricsFixture f;
+  auto& a = f.d.arena;
+  Metric& x = f.metric("x", MetricType::Gauge);
+  for (int i = 0; i < 3; ++i) f.int_point(x, i).attributes.push_back(kv(a, "k", AnyValue::integer(i)));
+  f.int_point(f.metric("y", MetricType::Gauge), 1);
+  auto& sm2 = f.rm->scope_metrics.emplace_back(a);
+  auto& unnamed = sm2.metrics.emplace_back(a);
+  unnamed.type = MetricType::Gauge;
+  unnamed.name = {};
+  f.int_point(unnamed, 2);
+  const EncodedBatch b = f.encode();
+  ASSERT_EQ(b.size(), 5u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(doc(b, i)["_metric_names_hash"], names_hash("x")) << i;
+  EXPECT_EQ(doc(b, 3)["_metric_names_hash"], names_hash("y"));
+  EXPECT_EQ(doc(b, 4)["_metric_names_hash"], names_hash(""));
+  EXPECT_EQ(doc(b, 4)["metrics"], Json::parse(R"({"":2})"));
+}
+
 TEST(EsMetrics, ExponentialHistogramExample) {
   MetricsFixture f;
   auto& m = f.metric("eh", MetricType::ExponentialHistogram);
