@@ -31,6 +31,13 @@ struct MetricsFixture {
     p.time_unix_nano = ts;
     return p;
   }
+  NumberDataPoint& double_point(Metric& m, double v, std::uint64_t ts = 3600000000000ull) {
+    auto& p = m.number_points.emplace_back(d.arena);
+    p.value_type = NumberType::Double;
+    p.as_double = v;
+    p.time_unix_nano = ts;
+    return p;
+  }
   EncodedBatch encode(EncoderConfig cfg = {}) {
     EncodedBatch b;
     Encoder(cfg).encode_metrics(d, b);
@@ -163,6 +170,11 @@ TEST(EsMetrics, RejectsNanDuplicateEmpty) {
   EXPECT_EQ(b.items[0].events, 1u);
 }
 
+// The `elasticsearch.mapping.hints` attribute.
+KeyValue hint(const Arena& a, std::string_view h) {
+  return kv(a, "elasticsearch.mapping.hints", array(a, {s(a, h)}));
+}
+
 HistogramDataPoint& hist(MetricsFixture& f, Metric& m, std::initializer_list<std::uint64_t> counts,
                          std::initializer_list<double> bounds) {
   auto& p = m.histogram_points.emplace_back(f.d.arena);
@@ -255,83 +267,65 @@ TEST(EsMetrics, HistogramRejectsAndHints) {
 // One data point of every kind, each in its own document (its attributes differ from the
 // others'), written by the one-pass path; with `duplicates`, each followed by a point of the
 // same name and dimensions, which joins its group (and is rejected as a duplicate), so the
-// same documents come from the general path.
+// same documents come from the general path. Each `fill` adds the metric's point and returns
+// its attributes.
 void add_one_point_of_every_kind(MetricsFixture& f, bool duplicates) {
   auto& a = f.d.arena;
   int k = 0;
   const auto next = [&](std::string_view name, MetricType t, auto&& fill) {
     const std::string unique = std::string(name) + std::to_string(k);
-    for (int copy = 0; copy < (duplicates ? 2 : 1); ++copy) {
-      Metric& m = f.metric(unique, t);
-      fill(m);
-      const auto tag = kv(a, "k", AnyValue::integer(k));
-      switch (t) {
-        case MetricType::Gauge:
-        case MetricType::Sum:
-          m.number_points.back().attributes.push_back(tag);
-          break;
-        case MetricType::Summary:
-          m.summary_points.back().attributes.push_back(tag);
-          break;
-        case MetricType::Histogram:
-          m.histogram_points.back().attributes.push_back(tag);
-          break;
-        case MetricType::ExponentialHistogram:
-          m.exponential_histogram_points.back().attributes.push_back(tag);
-          break;
-        case MetricType::Empty:
-          break;
-      }
-    }
+    for (int copy = 0; copy < (duplicates ? 2 : 1); ++copy)
+      fill(f.metric(unique, t)).push_back(kv(a, "k", AnyValue::integer(k)));
     ++k;
   };
-  next("gauge \"long\" ", MetricType::Gauge, [&](Metric& m) { f.int_point(m, -7); });
-  next("gauge.double.\xc3\xa9t\xc3\xa9.", MetricType::Gauge, [&](Metric& m) {
-    auto& p = m.number_points.emplace_back(a);
-    p.value_type = NumberType::Double;
-    p.as_double = 0.25;
-    p.time_unix_nano = 3600000000000ull;
-  });
-  next("counter.long\x01", MetricType::Sum, [&](Metric& m) {
+  next("gauge \"long\" ", MetricType::Gauge,
+       [&](Metric& m) -> Attributes& { return f.int_point(m, -7).attributes; });
+  next("gauge.double.\xc3\xa9t\xc3\xa9.", MetricType::Gauge,
+       [&](Metric& m) -> Attributes& { return f.double_point(m, 0.25).attributes; });
+  next("counter.long\x01", MetricType::Sum, [&](Metric& m) -> Attributes& {
     m.is_monotonic = true;
     m.temporality = AggregationTemporality::Cumulative;
-    f.int_point(m, 12).start_time_unix_nano = 1999999;
+    auto& p = f.int_point(m, 12);
+    p.start_time_unix_nano = 1999999;
+    return p.attributes;
   });
-  next("counter.double", MetricType::Sum, [&](Metric& m) {
+  next("counter.double", MetricType::Sum, [&](Metric& m) -> Attributes& {
     m.is_monotonic = true;
     m.temporality = AggregationTemporality::Cumulative;
     m.unit = "By";
-    auto& p = m.number_points.emplace_back(a);
-    p.value_type = NumberType::Double;
-    p.as_double = 1e21;
-    p.time_unix_nano = 3600000000000ull;
+    return f.double_point(m, 1e21).attributes;
   });
-  next("summary", MetricType::Summary, [&](Metric& m) {
+  next("summary", MetricType::Summary, [&](Metric& m) -> Attributes& {
     auto& p = m.summary_points.emplace_back(a);
     p.count = 4;
     p.sum = 10;
     p.time_unix_nano = 3600000000000ull;
-    p.attributes.push_back(kv(a, "elasticsearch.mapping.hints", array(a, {s(a, "_doc_count")})));
+    p.attributes.push_back(hint(a, "_doc_count"));
+    return p.attributes;
   });
-  next("histogram", MetricType::Histogram, [&](Metric& m) {
+  next("histogram", MetricType::Histogram, [&](Metric& m) -> Attributes& {
     m.temporality = AggregationTemporality::Delta;
-    hist(f, m, {1, 0, 3}, {1, 2}).time_unix_nano = 3600000000000ull;
+    auto& p = hist(f, m, {1, 0, 3}, {1, 2});
+    p.time_unix_nano = 3600000000000ull;
+    return p.attributes;
   });
-  next("histogram.as.summary", MetricType::Histogram, [&](Metric& m) {
+  next("histogram.as.summary", MetricType::Histogram, [&](Metric& m) -> Attributes& {
     m.temporality = AggregationTemporality::Cumulative;
     auto& p = hist(f, m, {1, 2}, {1});
     p.count = 3;
     p.has_sum = true;
     p.sum = 7;
     p.time_unix_nano = 3600000000000ull;
-    p.attributes.push_back(kv(a, "elasticsearch.mapping.hints", array(a, {s(a, "aggregate_metric_double")})));
+    p.attributes.push_back(hint(a, "aggregate_metric_double"));
+    return p.attributes;
   });
-  next("exponential", MetricType::ExponentialHistogram, [&](Metric& m) {
+  next("exponential", MetricType::ExponentialHistogram, [&](Metric& m) -> Attributes& {
     m.temporality = AggregationTemporality::Delta;
     auto& p = m.exponential_histogram_points.emplace_back(a);
     p.zero_count = 2;
     p.positive.bucket_counts.push_back(3);
     p.time_unix_nano = 3600000000000ull;
+    return p.attributes;
   });
 }
 
@@ -373,11 +367,7 @@ TEST(EsMetrics, RejectedOnePointDocumentsLeaveNothing) {
   MetricsFixture with, without;
   for (MetricsFixture* f : {&with, &without}) add_one_point_of_every_kind(*f, false);
   auto& a = with.d.arena;
-  auto& nan = with.metric("nan", MetricType::Gauge);
-  auto& np = nan.number_points.emplace_back(a);
-  np.value_type = NumberType::Double;
-  np.as_double = std::nan("");
-  np.time_unix_nano = 3600000000000ull;
+  with.double_point(with.metric("nan", MetricType::Gauge), std::nan(""));
   auto& cum = with.metric("cumulative", MetricType::Histogram);
   cum.temporality = AggregationTemporality::Cumulative;
   hist(with, cum, {1}, {}).attributes.push_back(kv(a, "k", AnyValue::integer(100)));
