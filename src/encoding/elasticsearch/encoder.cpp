@@ -381,6 +381,9 @@ void sanitize(std::string_view in, std::string& out, bool dataset, std::size_t m
   }
 }
 
+// The shortest key that routes a record: `elasticsearch.index`, `data_stream.dataset`.
+constexpr std::size_t kRoutingKeyMin = 19;
+
 bool has_hint(const Attributes& attrs, std::string_view hint) {
   const AnyValue* v = pdata::find_attribute(attrs, "elasticsearch.mapping.hints");
   if (!v || v->kind != ValueKind::Array || !v->array) return false;
@@ -704,8 +707,9 @@ std::string_view internal::document_id(const Attributes& record) {
 
 bool internal::has_routing_key(const Attributes& attrs) {
   for (const auto& kv : attrs)
-    if (kv.key.size() >= 19 && (kv.key == "elasticsearch.index" || kv.key == "data_stream.dataset" ||
-                                kv.key == "data_stream.namespace"))
+    if (kv.key.size() >= kRoutingKeyMin &&
+        (kv.key == "elasticsearch.index" || kv.key == "data_stream.dataset" ||
+         kv.key == "data_stream.namespace"))
       return true;
   return false;
 }
@@ -1595,15 +1599,18 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
     for (std::uint32_t i = 0; i < n; ++i) {
       const PointView pv = point_view(m, i);
       if (!pv.attrs) continue;
-      const Route& route = route_for(*pv.attrs);
-      const bool on_scope_route = &route == &scope_route_.route;
-      std::uint64_t h = on_scope_route ? metric_hash : mix(mix(0, std::string_view(route.index)), m.unit);
-      h = mix(h, pv.ts);
-      h = mix(h, pv.start);
+      // The dimensions first: the same pass tells whether a key is long enough to route the
+      // point (a routing-key scan per point was 34 of its instructions).
+      std::uint64_t h = mix(mix(0, pv.ts), pv.start);
+      bool long_key = false;
       for (const auto& kv : *pv.attrs) {
         h = mix(h, kv.key);
         h = hash_value(kv.value, h, 1);
+        long_key |= kv.key.size() >= kRoutingKeyMin;
       }
+      const Route& route = long_key ? route_for(*pv.attrs) : scope_route_.route;
+      const bool on_scope_route = &route == &scope_route_.route;
+      h = mix(on_scope_route ? metric_hash : mix(mix(0, std::string_view(route.index)), m.unit), h);
       const auto pidx = static_cast<std::uint32_t>(points_.size());
       points_.push_back({&m, i, kNone});
       // The table's slot from the hash through one more fold: a last mix(h, integer) whose

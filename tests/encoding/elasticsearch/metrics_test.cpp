@@ -481,9 +481,11 @@ TEST(EsMetrics, PointsThatRouteThemselves) {
   f.int_point(m1, 4).attributes.push_back(kv(a, "elasticsearch.index", s(a, "idx")));        // doc 3
   f.int_point(m2, 5);                                                                        // doc 0
   f.int_point(m2, 6).attributes.push_back(kv(a, "data_stream.dataset", s(a, "own")));        // doc 1
+  // A key as long as a routing key that routes nothing: the scope's route (doc 4).
+  for (auto* m : {&m1, &m2}) f.int_point(*m, 7).attributes.push_back(kv(a, "service.instance.id", s(a, "i")));
   for (const EncoderConfig& cfg : {EncoderConfig{}, sharing({})}) {
     const EncodedBatch b = f.encode(cfg);
-    ASSERT_EQ(b.size(), 4u);
+    ASSERT_EQ(b.size(), 5u);
     EXPECT_EQ(action(b, 0)["create"]["_index"], "metrics-generic.otel-default");
     EXPECT_EQ(doc(b, 0)["metrics"], Json::parse(R"({"a":1,"b":5})"));
     EXPECT_EQ(action(b, 1)["create"]["_index"], "metrics-own.otel-default");
@@ -495,6 +497,9 @@ TEST(EsMetrics, PointsThatRouteThemselves) {
     EXPECT_EQ(action(b, 3)["create"]["_index"], "idx");
     EXPECT_FALSE(doc(b, 3).contains("data_stream"));
     EXPECT_FALSE(doc(b, 1)["attributes"].contains("data_stream.dataset"));
+    EXPECT_EQ(action(b, 4)["create"]["_index"], "metrics-generic.otel-default");
+    EXPECT_EQ(doc(b, 4)["metrics"], Json::parse(R"({"a":7,"b":7})"));
+    EXPECT_EQ(doc(b, 4)["attributes"], Json::parse(R"({"service.instance.id":"i"})"));
   }
 }
 
