@@ -61,11 +61,11 @@ inline char* raw(char* d, std::string_view s) {
 // may write garbage past s.size() within it.
 constexpr std::size_t kPad = 16;
 constexpr std::size_t kPaddedMin = 64;
-inline std::size_t padded_room(const std::string& s) { return std::max(s.size() + kPad, kPaddedMin); }
-inline void pad(std::string& s) { s.reserve(padded_room(s)); }
-// The same for n bytes at src that are readable up to padded_room(n) (a scratch writer's
-// output with padded_room(n) bytes of room behind its start, see JsonWriter::padded_view).
 inline std::size_t padded_room(std::size_t n) { return std::max(n + kPad, kPaddedMin); }
+inline std::size_t padded_room(const std::string& s) { return padded_room(s.size()); }
+inline void pad(std::string& s) { s.reserve(padded_room(s)); }
+// n bytes at src, readable up to padded_room(n) (a kept fragment, or a scratch writer's
+// output with that room behind its start: JsonWriter::padded_view).
 inline char* padded_copy(char* d, const char* src, std::size_t n) {
   std::memcpy(d, src, kPaddedMin);  // compile-time size: four 16-byte moves
   for (std::size_t i = kPaddedMin; i < n; i += kPad) std::memcpy(d + i, src + i, kPad);
