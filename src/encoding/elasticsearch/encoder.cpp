@@ -20,6 +20,7 @@
 #include "encoding/elasticsearch/encoder_internal.h"
 #include "encoding/elasticsearch/flat_document.h"
 #include "encoding/elasticsearch/json_writer.h"
+#include "text/lowercase.h"
 
 namespace tern::encoding::es {
 using internal::document_id;
@@ -347,15 +348,11 @@ std::string_view lookup(const Attributes* rec, const Attributes& scope, const At
 
 void sanitize(std::string_view in, std::string& out, bool dataset, std::size_t max) {
   out.clear();
-  std::size_t n = in.size();
-  if (n > max) {
-    n = max;
-    // Never split a UTF-8 character: back up over continuation bytes.
-    while (n > 0 && (static_cast<unsigned char>(in[n]) & 0xC0) == 0x80) --n;
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    char c = in[i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  // Lowered first (a lowercase letter may take more or fewer bytes than its capital), then
+  // cut to `max` bytes. The first `max` characters decide those bytes, and they lie in the
+  // first 4 * max bytes of the input: a long attribute is not lowered in full.
+  text::append_lowercase(in.substr(0, 4 * max + 4), out);
+  for (char& c : out) {
     switch (c) {
       case '\\':
       case '/':
@@ -377,12 +374,25 @@ void sanitize(std::string_view in, std::string& out, bool dataset, std::size_t m
       default:
         break;
     }
-    out.push_back(c);
+  }
+  if (out.size() > max) {
+    std::size_t n = max;
+    // Never split a UTF-8 character: back up over continuation bytes.
+    while (n > 0 && (static_cast<unsigned char>(out[n]) & 0xC0) == 0x80) --n;
+    out.resize(n);
   }
 }
 
 // The shortest key that routes a record: `elasticsearch.index`, `data_stream.dataset`.
 constexpr std::size_t kRoutingKeyMin = 19;
+
+// The middle of [lo, hi] as the Collector computes it (the same bytes for the same
+// buckets), and without overflow when hi - lo exceeds the largest double
+// (bounds [-1e308, 1e308]): then halved first.
+double midpoint(double lo, double hi) {
+  const double m = lo + (hi - lo) / 2;
+  return std::isinf(m) && std::isfinite(lo) && std::isfinite(hi) ? lo / 2 + hi / 2 : m;
+}
 
 bool has_hint(const Attributes& attrs, std::string_view hint) {
   const AnyValue* v = pdata::find_attribute(attrs, "elasticsearch.mapping.hints");
@@ -1964,7 +1974,7 @@ bool Encoder::write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uin
         else if (b == bounds.size())
           v = bounds[b - 1];
         else
-          v = bounds[b - 1] + (bounds[b] - bounds[b - 1]) / 2;
+          v = midpoint(bounds[b - 1], bounds[b]);
         if (!finite(v)) {
           o.truncate(mark);
           stats.count(EncodeReject::NanOrInf);
@@ -2003,7 +2013,9 @@ bool Encoder::write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uin
       auto mid = [&](std::int64_t idx) {
         const double lo = std::exp2(static_cast<double>(idx) * base_exp);
         const double hi = std::exp2(static_cast<double>(idx + 1) * base_exp);
-        return lo + (hi - lo) / 2;
+        if (std::isinf(hi) && !std::isinf(lo))  // the top bucket's upper bound overflows, not its middle
+          return lo * ((1 + std::exp2(base_exp)) / 2);
+        return midpoint(lo, hi);
       };
       // Values first (may reject), into the tail of `o`; counts need the same order.
       const std::size_t mark = o.size();

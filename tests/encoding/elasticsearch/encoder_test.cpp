@@ -215,11 +215,43 @@ TEST(EsRouting, ReceiverScopeNameAndTruncation) {
   EXPECT_EQ(out, "upper-case");
   sanitize_dataset("UPPER-case", out);
   EXPECT_EQ(out, "upper_case");
+  // Elasticsearch refuses an index name that lowercasing would change, non-ASCII letters
+  // included: they are lowered too.
+  sanitize_dataset("UPPER-Case.\xC3\x84\xC3\x96", out);  // ÄÖ
+  EXPECT_EQ(out, "upper_case.\xC3\xA4\xC3\xB6");         // äö
+  sanitize_namespace("NS-\xCE\xA3\xD0\x96", out);        // ΣЖ
+  EXPECT_EQ(out, "ns-\xCF\x83\xD0\xB6");                 // σж
+  // Lowering can change a letter's length: cut after, on a character boundary.
+  sanitize_dataset(std::string(93, 'a') + "\xC8\xBA", out);  // Ⱥ (2 bytes) -> ⱥ (3 bytes)
+  EXPECT_EQ(out, std::string(93, 'a'));
+  sanitize_dataset(std::string(94, 'a') + "\xE2\x84\xAA" + "b", out);  // the Kelvin sign -> k
+  EXPECT_EQ(out, std::string(94, 'a') + "k");
+  // Bytes that are not UTF-8 pass as they are (the JSON writer replaces them).
+  sanitize_namespace(
+      "A\xFF\xC3"
+      "B",
+      out);
+  EXPECT_EQ(out,
+            "a\xFF\xC3"
+            "b");
 
   LogsFixture f;
   f.sl->scope.name = "otel/receiver/filelogreceiver";
   f.add();
   EXPECT_EQ(action(f.encode(), 0)["create"]["_index"], "logs-filelogreceiver.otel-default");
+}
+
+TEST(EsRouting, NonAsciiDatasetsAreLowered) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.add().attributes.push_back(kv(a, "data_stream.dataset", s(a, "\xC3\x84pfel")));     // Äpfel
+  f.add().attributes.push_back(kv(a, "data_stream.namespace", s(a, "PROD-\xC3\x9C")));  // PROD-Ü
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(action(b, 0)["create"]["_index"], "logs-\xC3\xA4pfel.otel-default");
+  EXPECT_EQ(doc(b, 0)["data_stream"]["dataset"], "\xC3\xA4pfel.otel");
+  EXPECT_EQ(action(b, 1)["create"]["_index"], "logs-generic.otel-prod-\xC3\xBC");
+  EXPECT_EQ(doc(b, 1)["data_stream"]["namespace"], "prod-\xC3\xBC");
 }
 
 TEST(EsRouting, DynamicId) {

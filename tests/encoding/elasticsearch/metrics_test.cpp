@@ -438,6 +438,39 @@ TEST(EsMetrics, ExponentialHistogramExample) {
   EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::CumulativeHistogram)], 1u);
 }
 
+// Buckets whose bounds lie further apart than the largest double still have a finite middle:
+// it is written, not rejected as Inf. A middle beyond the largest double is rejected.
+TEST(EsMetrics, MidpointsOfTheWidestBuckets) {
+  MetricsFixture f;
+  auto& a = f.d.arena;
+  auto& h = f.metric("h", MetricType::Histogram);
+  h.temporality = AggregationTemporality::Delta;
+  hist(f, h, {0, 2, 0}, {-1e308, 1e308});
+  auto& e = f.metric("e", MetricType::ExponentialHistogram);
+  e.temporality = AggregationTemporality::Delta;
+  auto& ep = e.exponential_histogram_points.emplace_back(a);
+  ep.attributes.push_back(kv(a, "k", AnyValue::integer(1)));
+  ep.scale = 0;
+  ep.positive.offset = 1023;  // (2^1023, 2^1024]: the upper bound overflows, the middle does not
+  ep.positive.bucket_counts.push_back(1);
+  ep.negative.offset = 1023;
+  ep.negative.bucket_counts.push_back(3);
+  auto& o = f.metric("o", MetricType::ExponentialHistogram);
+  o.temporality = AggregationTemporality::Delta;
+  auto& op = o.exponential_histogram_points.emplace_back(a);
+  op.attributes.push_back(kv(a, "k", AnyValue::integer(2)));
+  op.positive.offset = 1024;  // (2^1024, 2^1025]: beyond every double
+  op.positive.bucket_counts.push_back(1);
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_NE(doc_text(b, 0).find(R"("h":{"counts":[2],"values":[0.0]})"), std::string::npos) << doc_text(b, 0);
+  EXPECT_NE(doc_text(b, 1).find(
+                R"("e":{"counts":[3,1],"values":[-1.348269851146737e+308,1.348269851146737e+308]})"),
+            std::string::npos)
+      << doc_text(b, 1);
+  EXPECT_EQ(b.stats.rejected[size_t(EncodeReject::NanOrInf)], 1u);
+}
+
 TEST(EsMetrics, SummaryAndKvlistStringified) {
   MetricsFixture f;
   auto& a = f.d.arena;
