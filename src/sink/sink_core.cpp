@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compression/gzip.h"
+#include "text/lowercase.h"
 
 namespace tern::sink {
 
@@ -49,6 +50,25 @@ uint64_t splitmix(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
+}
+
+// Why Elasticsearch refuses `name` as an index to write to (MetadataCreateIndexService's
+// validateIndexOrAliasName), or empty: lowercase as Java's toLowerCase(Locale.ROOT) keeps
+// it, none of `\ / * ? " < > | , # :` and space, no leading `_ - +`, not `.` or `..`, at
+// most 255 bytes. A sender that routes by attribute values must have sanitized them.
+std::string invalid_index_reason(std::string_view name) {
+  if (name.empty()) return "must not be empty";
+  if (name == "." || name == "..") return "must not be '.' or '..'";
+  if (name.find_first_of("\\/*?\"<>| ,#:") != std::string_view::npos)
+    return R"(must not contain the following characters [ , \", *, \\, <, |, ,, >, /, ?, #, :])";
+  if (name.front() == '_' || name.front() == '-' || name.front() == '+')
+    return "must not start with '_', '-', or '+'";
+  if (name.size() > 255) return "index name is too long, (" + std::to_string(name.size()) + " > 255)";
+  std::string lower;
+  lower.reserve(name.size());
+  text::append_lowercase(name, lower);
+  if (lower != name) return "must be lowercase";
+  return {};
 }
 
 std::string json_string(std::string_view s) {
@@ -558,8 +578,21 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     next_id += kIdLength;
   }
 
-  // Per-item decisions that need no shared state: rejections and document validation.
+  // Per-item decisions that need no shared state: rejections and document validation. An
+  // index name is checked when it differs from the item before's.
+  std::string_view checked_index;
+  std::string index_reason;
   for (auto& it : items) {
+    if (it.index != checked_index) {
+      index_reason = invalid_index_reason(it.index);
+      checked_index = it.index;
+    }
+    if (!index_reason.empty()) {
+      it.status = 400;
+      it.error_type = "invalid_index_name_exception";
+      it.error_reason = fmt::format("Invalid index name [{}], {}", it.index, index_reason);
+      continue;
+    }
     if (roll(item_rolls_, 1, opt_.item_429_rate)) {
       it.status = 429;
       it.error_type = "es_rejected_execution_exception";

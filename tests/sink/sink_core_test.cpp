@@ -309,6 +309,36 @@ TEST(SinkBulk, MalformedDocumentIsItem400) {
   EXPECT_EQ(core.count("m"), 2);
 }
 
+// Index names Elasticsearch refuses are refused per item, with its error type; the other
+// items of the request are written.
+TEST(SinkBulk, InvalidIndexNamesAreItem400) {
+  SinkCore core({});
+  const std::vector<std::string> indices = {"logs-ok.otel-default",
+                                            "Logs-Upper",
+                                            "logs-\xC3\x84pfel",  // Ä: not lowercase
+                                            "logs-\xC3\xA4pfel",
+                                            "bad,name",
+                                            "_under",
+                                            "..",
+                                            std::string(256, 'x'),
+                                            "logs-ok.otel-default"};
+  std::string body;
+  for (const auto& index : indices) body += R"({"create":{"_index":")" + index + "\"}}\n{\"ok\":1}\n";
+  Reply r = call(core, "POST", "/_bulk", body);
+  ASSERT_EQ(r.status, 200);
+  json j = parse(r);
+  EXPECT_TRUE(j["errors"].get<bool>());
+  EXPECT_EQ(item_statuses(j), (std::vector<int>{201, 400, 400, 201, 400, 400, 400, 400, 201}));
+  EXPECT_EQ(j["items"][1]["create"]["error"]["type"], "invalid_index_name_exception");
+  EXPECT_EQ(j["items"][1]["create"]["error"]["reason"], "Invalid index name [Logs-Upper], must be lowercase");
+  EXPECT_EQ(j["items"][1]["create"]["error"]["index"], "Logs-Upper");
+  EXPECT_EQ(j["items"][2]["create"]["error"]["reason"],
+            "Invalid index name [logs-\xC3\x84pfel], must be lowercase");
+  EXPECT_EQ(core.count("logs-ok.otel-default"), 2);
+  EXPECT_EQ(core.count("logs-\xC3\xA4pfel"), 1);
+  EXPECT_EQ(core.count("Logs-Upper"), -1);  // never created
+}
+
 TEST(SinkBulk, DeleteAndUpdate) {
   SinkCore core({});
   call(core, "POST", "/d/_bulk", n_docs(1, "create", 1));
