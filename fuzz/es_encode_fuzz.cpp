@@ -6,8 +6,9 @@
 // and per span event, every data point in a document or counted as rejected; the same encoder gives the same
 // bytes again (scratch reuse), and shared action lines give the same NDJSON as inline ones. In bodymap mode:
 // one item per map body (or a counted bad data_stream.type), every other record, span and data point counted
-// as rejected. In none and raw modes: one item per log record and per span (its events are
-// inside it), data points counted as rejected, and no document repeats a key in any object.
+// as rejected. Every document routed to its data stream names one Elasticsearch accepts
+// (lowercase, no refused characters). In none and raw modes: one item per log record and per span (its events
+// are inside it), data points counted as rejected, and no document repeats a key in any object.
 #include <simdjson.h>
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "otlp/proto_codec.h"
 #include "require.h"
 #include "support/json_keys.h"
+#include "text/lowercase.h"
 
 namespace {
 
@@ -50,6 +52,33 @@ void require_unique_keys(const EncodedBatch& b) {
   }
 }
 
+// A data stream's dataset and namespace as Elasticsearch takes them in an index name:
+// lowercase (non-ASCII letters too) and none of the characters it refuses.
+bool index_part_ok(std::string_view part) {
+  std::string lower;
+  tern::text::append_lowercase(part, lower);
+  return lower == part && part.find_first_of("\\/*?\"<>| ,#:") == std::string_view::npos;
+}
+
+// A document routed to its data stream (`_index` is `<type>-<dataset>-<namespace>` of its
+// `data_stream` object) names a stream Elasticsearch accepts.
+void require_sanitized_stream(simdjson::dom::parser& parser, std::string_view action, std::string_view doc) {
+  simdjson::padded_string a(action), d(doc);
+  simdjson::dom::element ae, de;
+  if (parser.parse(a).get(ae) != simdjson::SUCCESS) return;  // require_json_line reports it
+  std::string_view index;
+  if (ae["create"]["_index"].get(index) != simdjson::SUCCESS) return;
+  const std::string index_copy(index);  // the next parse reuses the parser's strings
+  std::string_view type, dataset, ns;
+  if (parser.parse(d).get(de) != simdjson::SUCCESS ||
+      de["data_stream"]["type"].get(type) != simdjson::SUCCESS ||
+      de["data_stream"]["dataset"].get(dataset) != simdjson::SUCCESS ||
+      de["data_stream"]["namespace"].get(ns) != simdjson::SUCCESS)
+    return;
+  if (index_copy != std::string(type) + "-" + std::string(dataset) + "-" + std::string(ns)) return;
+  require(index_part_ok(dataset) && index_part_ok(ns), "a data stream name Elasticsearch refuses");
+}
+
 void require_valid(const EncodedBatch& b) {
   simdjson::dom::parser parser;
   std::size_t offset = 0;
@@ -60,6 +89,7 @@ void require_valid(const EncodedBatch& b) {
       require(b.items[i].action_at < b.items[i].offset, "shared action after its item");
     require_json_line(parser, b.action(i));
     require_json_line(parser, b.document(i));
+    if (!b.items[i].shares_action()) require_sanitized_stream(parser, b.action(i), b.document(i));
   }
   require(offset == b.data.size(), "bytes outside any item");
 }
