@@ -302,17 +302,29 @@ int geo_half(std::string_view k, std::size_t& prefix_len) {
   return half;
 }
 
-// The other half of a geo pair (double-valued), or null.
+// The other half of a geo pair (double-valued), or null. Only the first double of each key
+// pairs: a repeated half (duplicate keys) stays in place as a plain attribute, so that no
+// half is lost and no object gets two `geo.location` members.
 const KeyValue* geo_partner(const Attributes& attrs, const KeyValue& kv, std::size_t prefix_len, int half) {
   const std::string_view want = half == 1 ? "lon" : "lat";
+  const std::string_view stem = kv.key.substr(0, kv.key.size() - 3);
+  const KeyValue* partner = nullptr;
+  bool before = true;  // still before kv
   for (const auto& o : attrs) {
+    if (&o == &kv) {
+      before = false;
+      if (partner) return partner;
+      continue;
+    }
     if (o.value.kind != ValueKind::Double || o.key.size() != kv.key.size()) continue;
-    if (o.key.substr(0, o.key.size() - 3) == kv.key.substr(0, kv.key.size() - 3) &&
-        o.key.substr(o.key.size() - 3) == want)
-      return &o;
+    if (before && o.key == kv.key) return nullptr;  // kv repeats an earlier half
+    if (!partner && o.key.substr(0, stem.size()) == stem && o.key.substr(o.key.size() - 3) == want) {
+      partner = &o;
+      if (!before) return partner;
+    }
   }
   (void)prefix_len;
-  return nullptr;
+  return partner;
 }
 
 // The geo points of `attrs` (each lat with its lon partner) as `<prefix>geo.location":[lon,lat],`.

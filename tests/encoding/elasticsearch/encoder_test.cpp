@@ -141,6 +141,29 @@ TEST(EsAttributes, GeoMerging) {
       << doc_text(b, 0);
 }
 
+// Repeated halves (duplicate keys): the first of each key pairs, the repeats stay in place as
+// plain attributes; nothing is lost and `geo.location` is written once.
+TEST(EsAttributes, GeoMergingWithRepeatedHalves) {
+  LogsFixture f;
+  auto& a = f.d.arena;
+  auto& r = f.add();
+  r.attributes.push_back(kv(a, "geo.location.lat", AnyValue::dbl(1.0)));
+  r.attributes.push_back(kv(a, "geo.location.lon", AnyValue::dbl(2.0)));
+  r.attributes.push_back(kv(a, "geo.location.lon", AnyValue::dbl(3.0)));
+  auto& r2 = f.add();
+  r2.attributes.push_back(kv(a, "c.geo.location.lat", AnyValue::dbl(4.0)));
+  r2.attributes.push_back(kv(a, "c.geo.location.lat", AnyValue::dbl(5.0)));
+  r2.attributes.push_back(kv(a, "c.geo.location.lon", AnyValue::dbl(6.0)));
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_NE(doc_text(b, 0).find(R"("attributes":{"geo.location.lon":3.0,"geo.location":[2.0,1.0]})"),
+            std::string::npos)
+      << doc_text(b, 0);
+  EXPECT_NE(doc_text(b, 1).find(R"("attributes":{"c.geo.location.lat":5.0,"c.geo.location":[6.0,4.0]})"),
+            std::string::npos)
+      << doc_text(b, 1);
+}
+
 TEST(EsStrings, EscapingAndInvalidUtf8) {
   std::string out;
   append_json_string(out, std::string_view("a\"b\\c\n\t\x01\x1f\x7f", 10));
