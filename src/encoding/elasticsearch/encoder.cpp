@@ -406,6 +406,13 @@ double midpoint(double lo, double hi) {
   return std::isinf(m) && std::isfinite(lo) && std::isfinite(hi) ? lo / 2 + hi / 2 : m;
 }
 
+// Bucket counts summed for `_doc_count` stay at the top instead of wrapping round.
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+// Elasticsearch stores `_doc_count` as a long: larger counts are written as its largest.
+std::int64_t doc_count_value(std::uint64_t n) {
+  return static_cast<std::int64_t>(std::min<std::uint64_t>(n, static_cast<std::uint64_t>(INT64_MAX)));
+}
+
 bool has_hint(const Attributes& attrs, std::string_view hint) {
   const AnyValue* v = pdata::find_attribute(attrs, "elasticsearch.mapping.hints");
   if (!v || v->kind != ValueKind::Array || !v->array) return false;
@@ -1739,7 +1746,7 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
       }
       if (names_.empty()) continue;  // every point rejected: no document
       char* q = json::lit(d.at(json::kIntegerRoom + 16), "}");
-      if (doc_count) q = json::integer(json::lit(q, ",\"_doc_count\":"), doc_count);
+      if (doc_count) q = json::integer(json::lit(q, ",\"_doc_count\":"), doc_count_value(doc_count));
       d.done(q);
       // XXH64 of the sorted names concatenated (one name: the name itself).
       std::uint64_t nh;
@@ -1806,7 +1813,7 @@ bool Encoder::write_point_document(JsonWriter& w, const Group& g, EncodedBatch& 
     return true;
   }
   p = json::lit(w.at(json::kIntegerRoom + 64), "}");
-  if (doc_count) p = json::integer(json::lit(p, ",\"_doc_count\":"), doc_count);
+  if (doc_count) p = json::integer(json::lit(p, ",\"_doc_count\":"), doc_count_value(doc_count));
   p = write_names_hash(p, name_hash(name));
   w.done(json::lit(p, "}\n"));
   push_item(out, start, action_end, w.size(), 1);
@@ -1974,7 +1981,7 @@ bool Encoder::write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uin
         if (!f) o.put(',');
         f = false;
         o.integer(counts[b]);
-        total += counts[b];
+        total = saturating_add(total, counts[b]);
       }
       o.lit("],\"values\":[");
       f = true;
@@ -2038,7 +2045,7 @@ bool Encoder::write_metric_value(JsonWriter& o, const pdata::Metric& m, std::uin
         if (!f) o.put(',');
         f = false;
         o.integer(c);
-        total += c;
+        total = saturating_add(total, c);
       };
       const auto& neg = p.negative.bucket_counts;
       const auto& pos = p.positive.bucket_counts;

@@ -264,6 +264,34 @@ TEST(EsMetrics, HistogramRejectsAndHints) {
   EXPECT_EQ(action(b, 0)["create"]["dynamic_templates"]["metrics.agg"], "summary");
 }
 
+// `_doc_count` is a long in Elasticsearch: bucket sums saturate instead of wrapping, and
+// counts above the largest long are written as it (one-point and grouped documents alike).
+TEST(EsMetrics, DocCountsStayInALong) {
+  MetricsFixture f;
+  auto& a = f.d.arena;
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  auto& h = f.metric("h", MetricType::Histogram);
+  h.temporality = AggregationTemporality::Delta;
+  hist(f, h, {kMax, 2}, {1}).attributes.push_back(hint(a, "_doc_count"));
+  auto& e = f.metric("e", MetricType::ExponentialHistogram);
+  e.temporality = AggregationTemporality::Delta;
+  auto& ep = e.exponential_histogram_points.emplace_back(a);
+  ep.zero_count = kMax;
+  ep.positive.bucket_counts.push_back(3);
+  ep.attributes.push_back(hint(a, "_doc_count"));
+  ep.attributes.push_back(kv(a, "k", AnyValue::integer(1)));
+  auto& sm = f.metric("s", MetricType::Summary);
+  auto& sp = sm.summary_points.emplace_back(a);
+  sp.count = (std::uint64_t{1} << 63) + 5;
+  sp.attributes.push_back(hint(a, "_doc_count"));
+  sp.attributes.push_back(kv(a, "k", AnyValue::integer(1)));  // joins e's group
+  auto b = f.encode();
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_NE(doc_text(b, 0).find(R"("_doc_count":9223372036854775807,)"), std::string::npos) << doc_text(b, 0);
+  EXPECT_NE(doc_text(b, 1).find(R"("_doc_count":9223372036854775807,)"), std::string::npos) << doc_text(b, 1);
+  EXPECT_EQ(b.items[1].events, 2u);
+}
+
 // One data point of every kind, each in its own document (its attributes differ from the
 // others'), written by the one-pass path; with `duplicates`, each followed by a point of the
 // same name and dimensions, which joins its group (and is rejected as a duplicate), so the
