@@ -146,14 +146,13 @@ TEST(EsAttributes, GeoMerging) {
 TEST(EsAttributes, GeoMergingWithRepeatedHalves) {
   LogsFixture f;
   auto& a = f.d.arena;
-  auto& r = f.add();
-  r.attributes.push_back(kv(a, "geo.location.lat", AnyValue::dbl(1.0)));
-  r.attributes.push_back(kv(a, "geo.location.lon", AnyValue::dbl(2.0)));
-  r.attributes.push_back(kv(a, "geo.location.lon", AnyValue::dbl(3.0)));
-  auto& r2 = f.add();
-  r2.attributes.push_back(kv(a, "c.geo.location.lat", AnyValue::dbl(4.0)));
-  r2.attributes.push_back(kv(a, "c.geo.location.lat", AnyValue::dbl(5.0)));
-  r2.attributes.push_back(kv(a, "c.geo.location.lon", AnyValue::dbl(6.0)));
+  using Doubles = std::initializer_list<std::pair<const char*, double>>;
+  for (const Doubles& record :
+       {Doubles{{"geo.location.lat", 1.0}, {"geo.location.lon", 2.0}, {"geo.location.lon", 3.0}},
+        Doubles{{"c.geo.location.lat", 4.0}, {"c.geo.location.lat", 5.0}, {"c.geo.location.lon", 6.0}}}) {
+    auto& r = f.add();
+    for (const auto& [key, value] : record) r.attributes.push_back(kv(a, key, AnyValue::dbl(value)));
+  }
   auto b = f.encode();
   ASSERT_EQ(b.size(), 2u);
   EXPECT_NE(doc_text(b, 0).find(R"("attributes":{"geo.location.lon":3.0,"geo.location":[2.0,1.0]})"),
