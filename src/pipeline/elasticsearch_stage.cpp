@@ -1,5 +1,6 @@
 #include "pipeline/elasticsearch_stage.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <array>
@@ -208,16 +209,38 @@ class ElasticsearchStage final : public ExporterStage {
     e.signal = s;
     e.items = events;
     e.delivery = batch->delivery;  // held until the bulk requests settle the entry
+    ConsumeResult result = ConsumeResult::ok();
     if (early_) {
       encode(thread_encoder(), s, batch.get(), e.encoded);
       e.bytes = held_bytes(e.encoded);
       batch.reset();  // the decoded request is not needed any more: only its bytes wait
+      // Encoded before the client is answered: what the encoder refused (NaN values,
+      // cumulative histograms, ...) goes back to it as a partial success (OTLP's
+      // rejected_* count and error_message), not only to a counter. Late encoding and the
+      // disk queue encode after the answer: there only the counter and the log tell.
+      if (const std::uint64_t n = e.encoded.stats.total_rejected()) {
+        result.rejected = n;
+        result.message = rejection_message(s, e.encoded.stats);
+      }
     } else {
       e.bytes = batch->arena.bytes_held();
       e.batch = std::move(batch);
     }
     if (!queue_.try_push(e)) return refuse(e.delivery);
-    return ConsumeResult::ok();
+    return result;
+  }
+
+  // "3 data points not encoded by exporter elasticsearch (nan_or_inf: 2, cumulative_histogram: 1)"
+  std::string rejection_message(pdata::Signal s, const encoding::EncodeStats& stats) const {
+    std::string reasons;
+    for (std::size_t r = 0; r < stats.rejected.size(); ++r) {
+      if (!stats.rejected[r]) continue;
+      if (!reasons.empty()) reasons += ", ";
+      reasons += fmt::format("{}: {}", encoding::to_string(static_cast<encoding::EncodeReject>(r)),
+                             stats.rejected[r]);
+    }
+    return fmt::format("{} {} not encoded by exporter {} ({})", stats.total_rejected(), pdata::item_name(s),
+                       id_, reasons);
   }
 
   ConsumeResult refuse(const pdata::DeliveryTokenPtr& delivery) {

@@ -10,19 +10,26 @@ bool Pipeline::mutates() const {
   return false;
 }
 
+namespace {
+// Folds the answer of one more consumer of a batch into `into`: the first refusal is the
+// answer (consumers that took the batch keep it: the client's retry duplicates there, at
+// least once); among acceptances, the largest partial rejection (each consumer counts the
+// same items: a sum would count an item twice).
+void fold(ConsumeResult& into, ConsumeResult&& r) {
+  if (!into.accepted()) return;
+  if (!r.accepted() || r.rejected > into.rejected) into = std::move(r);
+}
+}  // namespace
+
 template <class Data, class Consume>
 ConsumeResult Pipeline::run(std::shared_ptr<Data> batch, Consume consume) {
   for (const auto& p : processors_) {
     ConsumeResult r = p->process(*batch);
     if (!r.accepted()) return r;
   }
-  // Every exporter gets the batch; the first refusal is the answer. Exporters that did
-  // take it keep it: the client's retry then duplicates there (at least once).
+  // Every exporter gets the batch (fold: which answer the client gets).
   ConsumeResult result = ConsumeResult::ok();
-  for (const auto& e : exporters_) {
-    ConsumeResult r = consume(*e, batch);
-    if (!r.accepted() && result.accepted()) result = std::move(r);
-  }
+  for (const auto& e : exporters_) fold(result, consume(*e, batch));
   return result;
 }
 
@@ -61,8 +68,7 @@ ConsumeResult fan_out(const std::vector<std::shared_ptr<Pipeline>>& pipelines, s
     const bool last = i + 1 == pipelines.size();
     // A pipeline that changes batches gets its own copy unless it is the last user.
     auto b = (!last && pipelines[i]->mutates()) ? clone(*batch) : batch;
-    ConsumeResult r = consume(*pipelines[i], std::move(b));
-    if (!r.accepted() && result.accepted()) result = std::move(r);
+    fold(result, consume(*pipelines[i], std::move(b)));
   }
   return result;
 }

@@ -65,6 +65,39 @@ TEST(Pipeline, TheFirstRefusalIsTheAnswer) {
   EXPECT_EQ(a->logs.size(), 1u) << "the exporter that took it keeps it (a retry duplicates there)";
 }
 
+// Exporters that took a batch but refused part of it (an encoder's rejects): the client
+// hears the largest such count (each exporter counts the same items), unless one refused all.
+TEST(Pipeline, TheLargestPartialRejectionIsTheAnswer) {
+  auto a = std::make_shared<RecordingStage>(), b = std::make_shared<RecordingStage>(),
+       c = std::make_shared<RecordingStage>();
+  a->answer.rejected = 1;
+  a->answer.message = "one";
+  b->answer.rejected = 3;
+  b->answer.message = "three";
+  c->answer.rejected = 2;
+  auto r = Pipeline("logs", {}, {a, b, c}).consume_logs(logs());
+  ASSERT_TRUE(r.accepted());
+  EXPECT_EQ(r.rejected, 3u);
+  EXPECT_EQ(r.message, "three");
+  c->answer = ConsumeResult::retry_later("full", std::chrono::seconds(1));
+  r = Pipeline("logs", {}, {a, b, c}).consume_logs(logs());
+  EXPECT_EQ(r.code, ConsumeCode::kRetryLater);
+  EXPECT_EQ(r.message, "full");
+
+  ReceiverRouter router;  // and across pipelines
+  c->answer = ConsumeResult::ok();
+  router.add(pdata::Signal::Logs,
+             std::make_shared<Pipeline>("logs/a", std::vector<std::shared_ptr<processor::Processor>>{},
+                                        std::vector<std::shared_ptr<ExporterStage>>{c}));
+  router.add(pdata::Signal::Logs,
+             std::make_shared<Pipeline>("logs/b", std::vector<std::shared_ptr<processor::Processor>>{},
+                                        std::vector<std::shared_ptr<ExporterStage>>{b}));
+  r = router.consume_logs(logs());
+  ASSERT_TRUE(r.accepted());
+  EXPECT_EQ(r.rejected, 3u);
+  EXPECT_EQ(r.message, "three");
+}
+
 TEST(ReceiverRouter, PipelinesThatChangeBatchesGetTheirOwnCopy) {
   auto a = std::make_shared<RecordingStage>(), b = std::make_shared<RecordingStage>();
   ReceiverRouter router;

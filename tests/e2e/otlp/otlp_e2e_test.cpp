@@ -1,6 +1,7 @@
 // Two collectors chained by the OTLP exporter: `tern gen` sends to collector A, whose
 // `otlp` (gRPC) and `otlphttp` exporters forward logs and traces to collector B, which
-// indexes them into `tern sink`. Every generated event arrives exactly once.
+// indexes them into `tern sink`. Every generated event arrives exactly once. And: a client
+// whose request the Elasticsearch encoder refuses in part is told so (partial success).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <simdjson.h>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <map>
 
+#include "support/http_client.h"
 #include "support/process.h"
 
 namespace {
@@ -191,4 +193,81 @@ TEST(OtlpChain, NoneMappingModeIndexesTheCollectorsOriginalDocuments) {
   EXPECT_EQ(by_index["traces-generic-default"], 25 * 2);  // a root and one child per trace
   EXPECT_EQ(by_index.size(), 2u);
   fs::remove_all(dir);
+}
+
+namespace {
+
+// Four data points: NaN and +Inf gauges and a cumulative histogram, which the Elasticsearch
+// encoder refuses, and one gauge it writes.
+constexpr const char* kMetricsWithRejects = R"({"resourceMetrics":[{"scopeMetrics":[{"metrics":[
+  {"name":"nan","gauge":{"dataPoints":[{"timeUnixNano":"1700000000000000000","asDouble":"NaN"}]}},
+  {"name":"inf","gauge":{"dataPoints":[{"timeUnixNano":"1700000000000000000","asDouble":"Infinity"}]}},
+  {"name":"ok","gauge":{"dataPoints":[{"timeUnixNano":"1700000000000000000","asInt":"7"}]}},
+  {"name":"cum","histogram":{"aggregationTemporality":2,"dataPoints":[
+    {"timeUnixNano":"1700000000000000000","count":"1","bucketCounts":["1"]}]}}]}]}]})";
+
+// Posts kMetricsWithRejects to a collector whose exporter encodes as `encoding` says and
+// returns the reply; `docs` gets the sink's document count once the collector has stopped.
+tern::test::HttpReply post_rejected_metrics(const std::string& encoding, const std::string& content_type,
+                                            const std::string& body, long& docs) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("tern-otlp-partial-" + std::to_string(::getpid()) + "-" + encoding);
+  fs::create_directories(dir);
+  Process sink({kTern, "sink", "--listen", "127.0.0.1:0"});
+  auto line = sink.wait_for_line("tern sink listening on", std::chrono::seconds(20));
+  EXPECT_TRUE(line) << sink.output();
+  if (!line) return {};
+  const auto sink_port = *tern::test::parse_listen_port(*line);
+  const auto ports = tern::test::free_ports(1);
+  std::ofstream(dir / "c.yaml")
+      << "receivers:\n  otlp:\n    protocols:\n      http:\n        endpoint: " << port(ports.at(0))
+      << "\nexporters:\n  elasticsearch:\n    endpoints: [http://" << port(sink_port)
+      << "]\n    encoding: " << encoding
+      << "\n    flush:\n      interval: 50ms\nservice:\n  telemetry:\n    metrics:\n"
+         "      address: 127.0.0.1:0\n  pipelines:\n"
+         "    metrics: {receivers: [otlp], exporters: [elasticsearch]}\n";
+  Process c({kTern, "run", "-c", (dir / "c.yaml").string()});
+  EXPECT_TRUE(c.wait_for_line("tern run: ready", std::chrono::seconds(20))) << c.output();
+  tern::test::HttpReply reply =
+      tern::test::HttpClient(ports.at(0)).call("POST", "/v1/metrics", body, {{"Content-Type", content_type}});
+  c.signal(SIGTERM);
+  EXPECT_EQ(c.wait(std::chrono::seconds(30)), 0) << c.output();
+  const auto count = tern::test::HttpClient(sink_port).call("GET", "/_count");
+  simdjson::dom::parser parser;
+  simdjson::dom::element j;
+  docs = parser.parse(count.body).get(j) == simdjson::SUCCESS
+             ? static_cast<long>(j["count"].get_int64().value())
+             : -1;
+  sink.signal(SIGTERM);
+  EXPECT_EQ(sink.wait(std::chrono::seconds(30)), 0) << sink.output();
+  fs::remove_all(dir);
+  return reply;
+}
+
+}  // namespace
+
+// Early encoding encodes before the client is answered: what the encoder refused comes
+// back as OTLP's partial success, with the reasons.
+TEST(OtlpPartialSuccess, EarlyEncodingTellsTheClientWhatTheEncoderRefused) {
+  long docs = 0;
+  const auto reply = post_rejected_metrics("early", "application/json", kMetricsWithRejects, docs);
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  simdjson::dom::parser parser;
+  simdjson::dom::element j;
+  ASSERT_EQ(parser.parse(reply.body).get(j), simdjson::SUCCESS) << reply.body;
+  EXPECT_EQ(j["partialSuccess"]["rejectedDataPoints"].get_string().value(), "3") << reply.body;
+  const std::string_view message = j["partialSuccess"]["errorMessage"].get_string().value();
+  EXPECT_NE(message.find("nan_or_inf: 2"), std::string_view::npos) << message;
+  EXPECT_NE(message.find("cumulative_histogram: 1"), std::string_view::npos) << message;
+  EXPECT_EQ(docs, 1);
+}
+
+// Late encoding answers before it encodes: the client hears nothing of the refusal (the
+// exporter's counter and log tell), and the same point still arrives.
+TEST(OtlpPartialSuccess, LateEncodingAnswersBeforeItEncodes) {
+  long docs = 0;
+  const auto reply = post_rejected_metrics("late", "application/json", kMetricsWithRejects, docs);
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(reply.body, "{}");
+  EXPECT_EQ(docs, 1);
 }
