@@ -183,11 +183,12 @@ struct OtlpGrpcServer::Impl {
         finish_with(call, grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, out.message));
         return;
       case Kind::kRetryLater:
-        // OTLP/gRPC throttling: RESOURCE_EXHAUSTED is retryable when RetryInfo is present;
-        // the details travel as grpc-status-details-bin (a serialized google.rpc.Status).
-        finish_with(call,
-                    grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, out.message,
-                                 status_proto(rpc_code::kResourceExhausted, out.message, out.retry_after)));
+        // OTLP/gRPC throttling: UNAVAILABLE with RetryInfo, as the spec asks and the
+        // Collector answers. Every OTLP client retries UNAVAILABLE; RESOURCE_EXHAUSTED (used
+        // before) is retryable only for clients that read RetryInfo. The details travel as
+        // grpc-status-details-bin (a serialized google.rpc.Status).
+        finish_with(call, grpc::Status(grpc::StatusCode::UNAVAILABLE, out.message,
+                                       status_proto(rpc_code::kUnavailable, out.message, out.retry_after)));
         return;
       case Kind::kShutdown:
       case Kind::kUnavailable:
