@@ -85,8 +85,11 @@ class ElasticsearchStage final : public ExporterStage {
   }
 
   void shutdown(std::chrono::milliseconds timeout) override {
-    if (stopped_.exchange(true)) return;
     const auto deadline = exporter::es::Clock::now() + timeout;
+    if (shutting_down_.exchange(true)) return;
+    // Before stopped_: a consumer that sees stopped_ submits by this deadline.
+    shutdown_deadline_.store(deadline.time_since_epoch().count());
+    stopped_.store(true);
     if (disk_) disk_->stop();  // what is not read yet stays on disk for the next start
     queue_.close();            // consumers drain what is queued, then leave
     for (auto& t : threads_) t.join();
@@ -252,6 +255,7 @@ class ElasticsearchStage final : public ExporterStage {
   void consume_loop() {
     Encoder encoder(encoder_config_);  // late encoding only
     std::vector<queue::Entry> entries;
+    std::uint64_t unsent = 0;  // entries the shutdown deadline left in the queue
     while (true) {
       entries.clear();
       // Take entries only when the sender can take them: entries held by a consumer that
@@ -262,7 +266,13 @@ class ElasticsearchStage final : public ExporterStage {
         const auto until = exporter::es::Clock::now() + kRoomPoll;
         if (exporter_.wait_for_room(batch_.max_bytes, until) || exporter::es::Clock::now() < until) break;
       }
-      if (!queue_.pop_batch(entries, batch_.max_bytes, batch_.max_items, batch_.timeout)) return;
+      if (!queue_.pop_batch(entries, batch_.max_bytes, batch_.max_items, batch_.timeout)) {
+        if (unsent)
+          spdlog::warn("exporter {}: shutdown_timeout passed with {} queued requests not sent ({})", id_,
+                       unsent,
+                       disk_ ? "the disk queue keeps them for the next start" : "lost with the memory queue");
+        return;
+      }
       // Each entry goes to the sender as it is: the sender cuts requests across
       // submissions and sends their bytes in place, so nothing is copied here.
       for (auto& e : entries) {
@@ -275,10 +285,16 @@ class ElasticsearchStage final : public ExporterStage {
           if (r.undelivered && token) token->fail();
         };
         // Blocks while the sender's in-flight limit is reached: the queue then fills and
-        // receivers get back-pressure.
-        if (!exporter_.submit(std::move(e.encoded), std::move(settle))) {
-          if (token) token->fail();
-          spdlog::error("exporter {}: sender stopped; queued requests not sent", id_);
+        // receivers get back-pressure. Once stopping, only until the shutdown deadline: a
+        // sink that stays down must not hold the process past shutdown_timeout (nor a disk
+        // queue's directory, which the next start needs).
+        const auto until =
+            stopped_.load(std::memory_order_acquire)
+                ? exporter::es::Clock::time_point(exporter::es::Clock::duration(shutdown_deadline_.load()))
+                : exporter::es::Clock::time_point::max();
+        if (!exporter_.submit(std::move(e.encoded), std::move(settle), until)) {
+          if (token) token->fail();  // not acknowledged: a disk queue replays it
+          ++unsent;
         }
       }
     }
@@ -294,6 +310,8 @@ class ElasticsearchStage final : public ExporterStage {
   unsigned consumers_ = 1;
   std::vector<std::thread> threads_;
   std::unique_ptr<DiskSpool> disk_;  // sending_queue.type: disk; destroyed after the senders
+  std::atomic<bool> shutting_down_{false};  // shutdown() runs once
+  std::atomic<exporter::es::Clock::rep> shutdown_deadline_{0};
   std::atomic<bool> stopped_{false};
   std::atomic<std::uint64_t> encode_rejected_{0};
   std::array<std::atomic<bool>, static_cast<std::size_t>(encoding::EncodeReject::kCount)> reject_logged_{};

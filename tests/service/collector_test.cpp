@@ -567,6 +567,23 @@ TEST_F(CollectorTest, DiskQueueKeepsAcceptedDataAcrossARestart) {
   fs::remove_all(dir);
 }
 
+// A sink that stays down must not hold the collector past its shutdown timeout: the queue's
+// consumers, blocked on a full sender, give up at the deadline (the memory queue's data is
+// lost with the process and said so; a disk queue keeps it, tested above). The bound below
+// is liveness, not speed: before the fix shutdown waited for the sink forever.
+TEST_F(CollectorTest, ShutdownEndsWithinItsTimeoutWhileTheSinkIsDown) {
+  const auto dead_port = unused_port();
+  std::string yaml = config_yaml(dead_port, "    num_workers: 1\n", "[batch]");
+  const std::string flush = "    flush:\n      interval: 20ms\n";
+  yaml.replace(yaml.find(flush), flush.size(), "    flush:\n      bytes: 200\n      interval: 10ms\n");
+  start_collector(yaml);
+  for (int b = 0; b < 40; ++b) ASSERT_EQ(post("/v1/logs", logs_json(5, b), "application/json").status, 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the sender fills up and retries
+  const auto t0 = std::chrono::steady_clock::now();
+  collector_->shutdown(std::chrono::milliseconds(300));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
+}
+
 // The Collector's persistent queue, `sending_queue.storage: file_storage`: the disk queue in
 // a directory of the extension's; what was accepted while the sink was down is delivered by
 // the next collector on the same extension.
