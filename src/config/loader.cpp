@@ -1351,6 +1351,12 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     if (s.enabled && s.type == Q::Type::kMemory && s.queue_size == 0) {
       ctx.error(q.mark("queue_size"), fmt::format("{}: queue_size must be greater than 0", q.path()));
     }
+    if (s.enabled && s.type == Q::Type::kDisk && c.encoding == E::Encoding::kLate) {
+      ctx.warning(r.mark("encoding"),
+                  fmt::format("{}: late has no effect with a disk queue: its reader loop encodes what it "
+                              "reads from disk (early)",
+                              r.sub_path("encoding")));
+    }
     if (s.enabled && s.type == Q::Type::kDisk) {
       if (s.segment_size == 0) {
         ctx.error(q.mark("segment_size"), fmt::format("{}: segment_size must be greater than 0", q.path()));

@@ -60,7 +60,10 @@ class ElasticsearchStage final : public ExporterStage {
   ElasticsearchStage(std::string id, const config::ElasticsearchExporterConfig& c, BatchSettings batch)
       : id_(std::move(id)),
         stage_id_(g_next_stage_id.fetch_add(1)),
-        early_(c.encoding == config::ElasticsearchExporterConfig::Encoding::kEarly),
+        // A disk queue's reader loop encodes what it reads: the memory queue behind it holds
+        // encoded entries whatever `encoding` says (late with a disk queue crashed the
+        // consumers, which encoded a batch they did not have; the loader warns).
+        early_(c.encoding == config::ElasticsearchExporterConfig::Encoding::kEarly || uses_disk_queue(c)),
         encoder_config_(encoder_config(c)),
         queue_(memory_limits(c)),
         batch_(batch),

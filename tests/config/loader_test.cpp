@@ -13,6 +13,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 // Tests write YAML as R"(<newline>...)"; the leading newline is dropped so that the
@@ -349,7 +350,8 @@ service:
       processors: [memory_limiter, batch, attributes]
       exporters: [elasticsearch, elasticsearch/key, otlp, debug]
 )");
-  ASSERT_THAT(messages(r), IsEmpty());
+  // Every key set means late encoding and a disk queue together: the one warning.
+  ASSERT_THAT(messages(r), ElementsAre(HasSubstr("encoding: late has no effect with a disk queue")));
   const auto& c = r.config;
 
   const auto& otlp = settings<OtlpReceiverConfig>(c.receivers, "otlp");
@@ -1452,6 +1454,24 @@ service:
           "t.yaml:7:7: warning: exporters.elasticsearch.traces_dynamic_index: has no effect (deprecated "
           "in the OpenTelemetry Collector): documents are routed by their data_stream.* or "
           "elasticsearch.index attributes unless a static logs_index/metrics_index/traces_index is set"));
+  EXPECT_TRUE(errors(r).empty());
+}
+
+TEST(Problems, LateEncodingWithADiskQueueIsAWarning) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: }}}
+exporters:
+  elasticsearch:
+    endpoint: http://127.0.0.1:9200
+    encoding: late
+    sending_queue: {enabled: true, type: disk, directory: /tmp/q}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch]}
+)");
+  EXPECT_THAT(messages(r), ElementsAre("t.yaml:5:15: warning: exporters.elasticsearch.encoding: late has no "
+                                       "effect with a disk queue: its reader loop encodes what it reads from "
+                                       "disk (early)"));
   EXPECT_TRUE(errors(r).empty());
 }
 

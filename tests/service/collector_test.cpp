@@ -567,6 +567,24 @@ TEST_F(CollectorTest, DiskQueueKeepsAcceptedDataAcrossARestart) {
   fs::remove_all(dir);
 }
 
+// `encoding: late` with a disk queue: the reader loop encodes anyway (the loader warns).
+// The consumers encoded a batch they were never given before, and crashed.
+TEST_F(CollectorTest, LateEncodingWithADiskQueueDelivers) {
+  const auto dir = fs::temp_directory_path() / ("tern-collector-late-disk-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  start_sink();
+  start_collector(config_yaml(sink_port_,
+                              "    encoding: late\n    sending_queue:\n      enabled: true\n"
+                              "      type: disk\n      directory: " +
+                                  dir.string() + "\n"));
+  for (int b = 0; b < 5; ++b) ASSERT_EQ(post("/v1/logs", logs_json(10, b), "application/json").status, 200);
+  wait_for_logs(50, std::chrono::steady_clock::now() + std::chrono::seconds(30));
+  EXPECT_EQ(sink_->count("logs-*"), 50);
+  collector_->shutdown(std::chrono::seconds(5));
+  collector_.reset();
+  fs::remove_all(dir);
+}
+
 // A sink that stays down must not hold the collector past its shutdown timeout: the queue's
 // consumers, blocked on a full sender, give up at the deadline (the memory queue's data is
 // lost with the process and said so; a disk queue keeps it, tested above). The bound below
