@@ -379,6 +379,19 @@ void DiskQueue::recover() {
     scan_recovered(id, id == start.seg ? start.off : kHeaderSize);
     size_bytes_ += s.size;
   }
+  // The saved position can lie past the end of its segment: the state file is synced when
+  // it is written, a segment's data only as `sync` says, and a power loss can keep the one
+  // and lose the other. Everything before the position was acknowledged (what is lost of it
+  // was delivered), so reading resumes at the segment's end, which is where appends resume
+  // too. Without this the reader resumed inside the frames appended after the restart and
+  // skipped them, uncounted.
+  if (const auto it = segments_.find(start.seg); it != segments_.end() && start.off > it->second.size) {
+    spdlog::warn(
+        "disk queue: the saved read position (offset {} of {}) lies past the segment's end ({} bytes): "
+        "acknowledged data did not reach the disk before a crash; reading on from its end",
+        start.off, segment_path(start.seg), it->second.size);
+    start.off = it->second.size;
+  }
 
   // Appends go on in the last segment (the scan cut any damaged tail, so it ends on a frame
   // boundary), or in a new one when its header is bad or there is none.

@@ -299,6 +299,31 @@ TEST(DiskQueue, AppendsAfterATornTailSurviveARestart) {
   EXPECT_EQ(q.stats().skipped_frames, 0u);
 }
 
+// A power loss can keep the (synced) state file and lose segment data it points past (with
+// sync: none or interval). The lost part was acknowledged; what is appended after the
+// restart must all be read, none of it skipped.
+TEST(DiskQueue, ASavedPositionPastTheSegmentsEndLosesNothingAppendedLater) {
+  TempDir tmp;
+  const std::string qdir = tmp.path() + "/q";
+  {
+    DiskQueue q(options(tmp.path(), 1 << 20));
+    push_all(q, 0, 20);
+    for (const auto& f : drain(q)) q.ack(f.seq);  // the state file: past frame 19
+  }
+  const auto segs = segment_files(qdir);
+  ASSERT_EQ(segs.size(), 1u);
+  fs::resize_file(segs[0], kHeader + 8 * (kOverhead + 100));  // frames 8..19 lost
+  {
+    DiskQueue q(options(tmp.path(), 1 << 20));
+    EXPECT_TRUE(drain(q).empty());
+    push_all(q, 20, 40);
+    EXPECT_EQ(numbers(drain(q)), range(20, 40));
+    EXPECT_EQ(q.stats().skipped_frames, 0u);
+  }
+  DiskQueue q(options(tmp.path(), 1 << 20));  // not acknowledged: all of them again
+  EXPECT_EQ(numbers(drain(q)), range(20, 40));
+}
+
 TEST(DiskQueue, SegmentWithATornHeaderIsRemoved) {
   TempDir tmp;
   const std::string qdir = tmp.path() + "/q";
