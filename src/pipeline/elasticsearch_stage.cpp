@@ -125,10 +125,17 @@ class ElasticsearchStage final : public ExporterStage {
     };
     add("tern_exporter_queue_size", static_cast<double>(q.entries), "Requests waiting in the sending queue",
         false);
+    add("tern_exporter_queue_items", static_cast<double>(q.items),
+        "Events (log records, spans and span events, data points) waiting in the sending queue", false);
+    add("tern_exporter_inflight_items", static_cast<double>(c.queue_items),
+        "Documents handed to the sender and not settled yet", false);
+    add("tern_exporter_inflight_bytes", static_cast<double>(c.queue_bytes),
+        "Bytes of batches handed to the sender and not completed yet", false);
     add("tern_exporter_queue_bytes", static_cast<double>(q.bytes), "Bytes held by the sending queue", false);
     add("tern_exporter_queue_peak_bytes", static_cast<double>(q.peak_bytes), "Most bytes the queue held",
         false);
-    add("tern_exporter_enqueue_failed_total", static_cast<double>(q.refused_entries),
+    add("tern_exporter_enqueue_failed_total",
+        static_cast<double>(q.refused_entries + refused_before_encoding_.load(std::memory_order_relaxed)),
         "Requests refused because the queue was full");
     add("tern_exporter_encode_rejected_total", static_cast<double>(encode_rejected_.load()),
         "Events the encoder could not map (NaN, cumulative histograms, ...)");
@@ -151,6 +158,30 @@ class ElasticsearchStage final : public ExporterStage {
         "Bulk body bytes before gzip");
     add("tern_exporter_bytes_sent_total", static_cast<double>(c.bytes_compressed),
         "Bulk body bytes on the wire");
+    for (const auto& [reason, n] : c.failed_by_reason)
+      out.push_back({"tern_exporter_docs_failed_by_reason_total",
+                     l + ",reason=\"" + label_value(reason.empty() ? "unknown" : reason) + "\"",
+                     static_cast<double>(n), "Documents permanently rejected, by Elasticsearch error.type",
+                     true});
+    for (const auto& [status, n] : c.requests_by_status)
+      out.push_back({"tern_exporter_requests_by_status_total",
+                     l + ",status=\"" + std::to_string(status) + "\"", static_cast<double>(n),
+                     "Bulk requests answered, by HTTP status", true});
+    // The request latency histogram (answered requests), cumulative as Prometheus wants it.
+    constexpr const char* kLatency = "tern_exporter_request_latency_ms";
+    const char* latency_help = "Bulk request latency in milliseconds (answered requests)";
+    std::uint64_t cumulative = 0;
+    for (std::size_t b = 0; b < c.latency_buckets.size(); ++b) {
+      cumulative += c.latency_buckets[b];
+      const std::string le = b < exporter::es::BulkCounters::kLatencyBoundsMs.size()
+                                 ? fmt::format("{}", exporter::es::BulkCounters::kLatencyBoundsMs[b])
+                                 : std::string("+Inf");
+      out.push_back({std::string(kLatency) + "_bucket", l + ",le=\"" + le + "\"",
+                     static_cast<double>(cumulative), latency_help, true, kLatency});
+    }
+    out.push_back({std::string(kLatency) + "_sum", l, c.latency_sum_ms, latency_help, true, kLatency});
+    out.push_back(
+        {std::string(kLatency) + "_count", l, static_cast<double>(cumulative), latency_help, true, kLatency});
     if (disk_) disk_->collect_metrics(l, out);
   }
 
@@ -210,7 +241,10 @@ class ElasticsearchStage final : public ExporterStage {
     if (disk_) return disk_->push(s, batch.get());  // durable once this returns kOk
     // Under back-pressure, refuse before encoding: a request the full queue would refuse
     // costs no encoding CPU and no transient output buffer (clients retry it).
-    if (early_ && !queue_.may_fit(events, 1)) return refuse(batch->delivery);
+    if (early_ && !queue_.may_fit(events, 1)) {
+      refused_before_encoding_.fetch_add(1, std::memory_order_relaxed);  // the queue did not see it
+      return refuse(batch->delivery);
+    }
     queue::Entry e;
     e.signal = s;
     e.items = events;
@@ -247,6 +281,20 @@ class ElasticsearchStage final : public ExporterStage {
     }
     return fmt::format("{} {} not encoded by exporter {} ({})", stats.total_rejected(), pdata::item_name(s),
                        id_, reasons);
+  }
+
+  // A Prometheus label value: `\`, `"` and newlines escaped.
+  static std::string label_value(std::string_view v) {
+    std::string out;
+    for (char ch : v) {
+      if (ch == '\\' || ch == '"') out += '\\';
+      if (ch == '\n') {
+        out += "\\n";
+        continue;
+      }
+      out += ch;
+    }
+    return out;
   }
 
   ConsumeResult refuse(const pdata::DeliveryTokenPtr& delivery) {
@@ -317,6 +365,7 @@ class ElasticsearchStage final : public ExporterStage {
   std::atomic<exporter::es::Clock::rep> shutdown_deadline_{0};
   std::atomic<bool> stopped_{false};
   std::atomic<std::uint64_t> encode_rejected_{0};
+  std::atomic<std::uint64_t> refused_before_encoding_{0};  // full-queue refusals of the may_fit test
   std::array<std::atomic<bool>, static_cast<std::size_t>(encoding::EncodeReject::kCount)> reject_logged_{};
 };
 

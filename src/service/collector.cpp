@@ -237,16 +237,19 @@ struct Collector::Impl {
     samples.push_back({"tern_process_uptime_seconds", "",
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count(),
                        "Seconds since start", false});
-    // One HELP/TYPE block per metric name, samples grouped under it.
-    std::map<std::string, std::vector<const pipeline::MetricSample*>> by_name;
-    for (const auto& s : samples) by_name[s.name].push_back(&s);
+    // One HELP/TYPE block per metric family (a counter's or gauge's name, a histogram's
+    // family), its samples grouped under it in the order they came.
+    std::map<std::string, std::vector<const pipeline::MetricSample*>> by_family;
+    for (const auto& s : samples) by_family[s.histogram.empty() ? s.name : s.histogram].push_back(&s);
     std::string out;
-    for (const auto& [name, list] : by_name) {
-      out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, list[0]->help, name,
-                         list[0]->counter ? "counter" : "gauge");
+    for (const auto& [family, list] : by_family) {
+      out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", family, list[0]->help, family,
+                         !list[0]->histogram.empty() ? "histogram"
+                         : list[0]->counter          ? "counter"
+                                                     : "gauge");
       for (const auto* s : list)
-        out += s->labels.empty() ? fmt::format("{} {}\n", name, s->value)
-                                 : fmt::format("{}{{{}}} {}\n", name, s->labels, s->value);
+        out += s->labels.empty() ? fmt::format("{} {}\n", s->name, s->value)
+                                 : fmt::format("{}{{{}}} {}\n", s->name, s->labels, s->value);
     }
     return out;
   }

@@ -246,6 +246,22 @@ TEST_F(CollectorTest, HealthCheckAndInternalMetrics) {
             std::string::npos)
       << m.body;
   EXPECT_NE(m.body.find("tern_exporter_queue_bytes{exporter=\"elasticsearch\"}"), std::string::npos);
+  EXPECT_NE(m.body.find("tern_exporter_queue_items{exporter=\"elasticsearch\"}"), std::string::npos);
+  // What bulk-delivery.md asks the endpoint for, once the documents are indexed: requests by
+  // status and the latency histogram (failures by reason show in the next test).
+  wait_for_logs(4, std::chrono::steady_clock::now() + std::chrono::seconds(20));
+  for (int i = 0; i < 100 && m.body.find("status=\"200\"") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    m = metrics.call("GET", "/metrics");
+  }
+  EXPECT_NE(m.body.find("tern_exporter_requests_by_status_total{exporter=\"elasticsearch\",status=\"200\"} "),
+            std::string::npos)
+      << m.body;
+  EXPECT_NE(m.body.find("# TYPE tern_exporter_request_latency_ms histogram"), std::string::npos);
+  EXPECT_NE(m.body.find("tern_exporter_request_latency_ms_bucket{exporter=\"elasticsearch\",le=\"+Inf\"} "),
+            std::string::npos);
+  EXPECT_NE(m.body.find("tern_exporter_request_latency_ms_count{exporter=\"elasticsearch\"} "),
+            std::string::npos);
   EXPECT_EQ(metrics.call("GET", "/other").status, 404);
   const auto port = collector_->health_check_port();
   collector_->shutdown(std::chrono::seconds(5));
@@ -565,6 +581,25 @@ TEST_F(CollectorTest, DiskQueueKeepsAcceptedDataAcrossARestart) {
   EXPECT_EQ(docs, 250);
   EXPECT_EQ(bodies.size(), 250u) << "every record exactly once";
   fs::remove_all(dir);
+}
+
+// Documents Elasticsearch refuses for good are counted by their error.type on /metrics.
+TEST_F(CollectorTest, PermanentFailuresAreCountedByReason) {
+  sink::SinkOptions o;
+  o.mapping_error_field = "severity_text";  // every log document has it
+  start_sink(o);
+  start_collector(config_yaml(sink_port_));
+  ASSERT_EQ(post("/v1/logs", logs_json(3, 0), "application/json").status, 200);
+  HttpClient metrics(collector_->metrics_port());
+  const std::string want =
+      "tern_exporter_docs_failed_by_reason_total{exporter=\"elasticsearch\",reason=\"mapper_parsing_"
+      "exception\"} 3";
+  std::string body;
+  for (int i = 0; i < 250 && body.find(want) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    body = metrics.call("GET", "/metrics").body;
+  }
+  EXPECT_NE(body.find(want), std::string::npos) << body;
 }
 
 // `encoding: late` with a disk queue: the reader loop encodes anyway (the loader warns).
