@@ -153,8 +153,8 @@ struct BulkExporter::Impl {
   // Counters.
   std::atomic<std::uint64_t> docs_received{0}, events_received{0}, docs_sent{0}, docs_indexed{0},
       docs_duplicates{0}, docs_retried{0}, docs_failed{0}, docs_dropped{0}, docs_dead_lettered{0},
-      docs_undelivered{0}, requests{0}, request_errors{0}, request_retries{0}, splits_413{0}, splits_400{0},
-      bytes_u{0}, bytes_c{0};
+      docs_undelivered{0}, requests{0}, request_errors{0}, request_retries{0}, splits_413{0}, bytes_u{0},
+      bytes_c{0};
   std::array<std::atomic<std::uint64_t>, 600> by_status{};
   std::array<std::atomic<std::uint64_t>, 13> latency{};
   std::atomic<std::uint64_t> latency_sum_us{0};
@@ -430,7 +430,7 @@ struct BulkExporter::Impl {
     enqueue(std::move(r), Clock::now() + delay);
   }
 
-  // Halves a request (413: too large; 400: a malformed item somewhere) and queues both.
+  // Halves a request (413: too large) and queues both.
   void split(Request&& r) {
     Request a, b;
     const std::size_t half = r.items.size() / 2;
@@ -579,26 +579,31 @@ struct BulkExporter::Impl {
       }
       return;
     }
-    if (status == 413 || status == 400) {
+    if (status == 413) {
       if (n > 1) {
-        (status == 413 ? splits_413 : splits_400).fetch_add(1, std::memory_order_relaxed);
+        splits_413.fetch_add(1, std::memory_order_relaxed);
         return split(std::move(r));
       }
       auto [type, reason] = request_error(w.response.body);
-      if (type.empty()) type = status == 413 ? "content_too_long_exception" : "illegal_argument_exception";
+      if (type.empty()) type = "content_too_long_exception";
       return permanent(r.items[0], status, type, reason, "");
     }
     if (retriable_status(status) || status == 502 || status == 503 || status == 504 || status >= 500) {
       if (log_request.allow()) spdlog::warn("elasticsearch exporter: {}: HTTP {}", endpoints[ep].url, status);
       return retry_request(std::move(r), status, fmt::format("{}: HTTP {}", endpoints[ep].url, status));
     }
-    // 401/403/404 and other 4xx: a configuration problem, not a data problem. The data
-    // stays queued (retried at the capped backoff, never dropped) and the error is loud.
+    // 400/401/403/404 and other 4xx for the whole request: a configuration problem, not a
+    // data problem (bulk-delivery.md). The data stays queued (retried at the capped backoff,
+    // never dropped) and the error is loud. A 400 too: a document Elasticsearch cannot take
+    // is an item's 400, and the request itself is well formed (action lines come from
+    // fixed templates, every line is JSON: fuzzed), so a whole-request 400 is the URL, a
+    // parameter (`require_data_stream` on an old cluster, `pipeline`) or a proxy. Halving
+    // it, as before, turned such a misconfiguration into every document failed for good.
     auto [type, reason] = request_error(w.response.body);
     if (log_config.allow(10'000'000'000)) {
       spdlog::error(
-          "elasticsearch exporter: {} answered HTTP {} {}: {} (check the endpoint, credentials and "
-          "privileges; data is kept and retried)",
+          "elasticsearch exporter: {} answered HTTP {} {}: {} (check the endpoint, credentials, "
+          "privileges and parameters such as pipeline; data is kept and retried)",
           endpoints[ep].url, status, type, reason);
     }
     ++r.held;
@@ -787,7 +792,6 @@ BulkCounters BulkExporter::counters() const {
   }
   c.request_retries = im.request_retries.load();
   c.splits_413 = im.splits_413.load();
-  c.splits_400 = im.splits_400.load();
   c.bytes_uncompressed = im.bytes_u.load();
   c.bytes_compressed = im.bytes_c.load();
   {

@@ -94,7 +94,6 @@ struct BulkCounters {
   std::map<int, std::uint64_t> requests_by_status;
   std::uint64_t request_retries = 0;     // whole-request retries
   std::uint64_t splits_413 = 0;          // requests split in halves after 413
-  std::uint64_t splits_400 = 0;          // requests split in halves after a whole-request 400
   std::uint64_t bytes_uncompressed = 0;  // bodies sent, before gzip
   std::uint64_t bytes_compressed = 0;    // bodies sent, on the wire
   std::uint64_t queue_items = 0;         // items accepted and not yet settled

@@ -303,34 +303,6 @@ TEST(BulkExporter, Splits413UntilEveryItemFits) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(BulkExporter, MalformedItemIsIsolatedByHalving) {
-  sink::SinkOptions so;
-  so.port = 0;
-  sink::SinkServer sink(so);
-  auto port = sink.start();
-  auto o = fast_options({url(port)});
-  o.flush_bytes = 1 << 20;
-  Collector c;
-  BulkExporter ex(o);
-  ex.start();
-  encoding::EncodedBatch b = make_batch(0, 64);
-  // A broken action line makes the whole request 400 in Elasticsearch.
-  encoding::EncodedItem it;
-  it.offset = static_cast<std::uint32_t>(b.data.size());
-  b.data += "{\"create\":\n";
-  it.action_size = static_cast<std::uint32_t>(b.data.size() - it.offset);
-  b.data += "{\"n\":-1}\n";
-  it.size = static_cast<std::uint32_t>(b.data.size() - it.offset);
-  b.items.insert(b.items.begin() + 17, it);
-  ASSERT_TRUE(ex.submit(std::move(b), c.done()));
-  ASSERT_TRUE(ex.flush());
-  auto k = ex.counters();
-  EXPECT_GT(k.splits_400, 0u);
-  EXPECT_EQ(k.docs_failed, 1u);
-  EXPECT_EQ(k.docs_indexed, 64u);
-  EXPECT_EQ(sink.count("logs-*"), 64);
-}
-
 TEST(BulkExporter, ConflictsCountAsDuplicates) {
   sink::SinkOptions so;
   so.port = 0;

@@ -208,24 +208,29 @@ TEST(ExporterRequest, ApiKeyAndHeaderOverride) {
   EXPECT_EQ(seen[0].items, 50u);
 }
 
-// 401 is a configuration problem: the data stays queued (beyond max_retries) and is
-// delivered once the cluster accepts the requests.
-TEST(ExporterRequest, UnauthorizedKeepsDataQueued) {
-  RecordingServer server;
-  server.fail_first(3, 401);
-  auto port = server.start();
-  auto o = fast_options({url(port)});
-  o.max_retries = 1;
-  Collector c;
-  BulkExporter ex(o);
-  ex.start();
-  send_docs(ex, c, 0, 100, 100);
-  ASSERT_TRUE(ex.flush());
-  auto k = ex.counters();
-  EXPECT_EQ(k.requests_by_status[401], 3u);
-  EXPECT_EQ(c.total.indexed, 100u);
-  EXPECT_EQ(c.total.dropped, 0u);
-  EXPECT_EQ(server.items(), 100u);
+// A whole-request 400, 401, 403 or 404 is a configuration problem (bulk-delivery.md): the
+// data stays queued (beyond max_retries; a 400 is not split into failed documents either)
+// and is delivered once the cluster accepts the requests.
+TEST(ExporterRequest, ConfigurationErrorsKeepDataQueued) {
+  for (const int status : {400, 401, 403, 404}) {
+    SCOPED_TRACE(status);
+    RecordingServer server;
+    server.fail_first(3, status);
+    auto port = server.start();
+    auto o = fast_options({url(port)});
+    o.max_retries = 1;
+    Collector c;
+    BulkExporter ex(o);
+    ex.start();
+    send_docs(ex, c, 0, 100, 100);
+    ASSERT_TRUE(ex.flush());
+    auto k = ex.counters();
+    EXPECT_EQ(k.requests_by_status[status], 3u);
+    EXPECT_EQ(k.docs_failed, 0u);
+    EXPECT_EQ(c.total.indexed, 100u);
+    EXPECT_EQ(c.total.dropped, 0u);
+    EXPECT_EQ(server.items(), 100u);
+  }
 }
 
 class Tls : public ::testing::Test {
