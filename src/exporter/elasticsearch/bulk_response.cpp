@@ -1,19 +1,82 @@
 #include "exporter/elasticsearch/bulk_response.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace tern::exporter::es {
+
+namespace {
+// The common answer, every item indexed, recognized on the bytes without parsing them (most
+// responses, ~60 bytes per document; parsing them item by item cost ~70 ns per item): the
+// exact compact layout Elasticsearch writes for kBulkFilterPath when every item succeeded,
+//   {"items":[{"create":{"_index":"...","status":201}},{"index":{"status":200}}]}
+// Only its colons are looked at (about three per item, found 16 bytes at a time): each must
+// be an item's `{"create":{` or `{"index":{`, then optionally its `"_index":"`, then its
+// `"status":200` or `201` closing the item (`}}` and `,` or the final `]}`); `expected`
+// items. Anything else (a failure, an error, another key, another layout, another count) is
+// parsed. The bytes between colons are not validated: a 2xx body in this shape is taken at
+// its word, as one starting `{"errors":false` was before; the fuzz target checks that a
+// body which is JSON reads the same when parsed.
+bool every_item_indexed(std::string_view body, std::size_t expected) {
+  constexpr std::string_view kHead = R"({"items":[)", kTail = "]}";
+  // Every item starts `{"`: its first colon (which must be its action's) follows; a
+  // request has at least one item.
+  if (expected == 0 || body.size() < kHead.size() + 2 + kTail.size() ||
+      body.substr(0, kHead.size()) != kHead || body.substr(kHead.size(), 2) != R"({")" ||
+      body.substr(body.size() - kTail.size()) != kTail)
+    return false;
+  const char* const begin = body.data();
+  const char* const end = begin + body.size();
+  const auto before = [&](const char* c, std::string_view key) {
+    return c - begin >= static_cast<std::ptrdiff_t>(key.size()) &&
+           std::memcmp(c - key.size(), key.data(), key.size()) == 0;
+  };
+  std::size_t items = 0;
+  bool in_item = false;  // an item's action key came, its status not yet
+  const auto visit = [&](const char* c) {
+    if (end - c < 8) return false;
+    if (c[1] == '{' && (before(c, R"({"create")") || before(c, R"({"index")"))) {
+      if (in_item || ++items > expected) return false;
+      in_item = true;
+      return true;
+    }
+    if (!in_item) return false;
+    if (c[1] == '"' && before(c, R"("_index")")) return true;
+    if (!before(c, R"("status")")) return false;
+    const char* v = c + 1;  // 200}}, or 201}}]}
+    if (v[0] != '2' || v[1] != '0' || (v[2] != '0' && v[2] != '1') || v[3] != '}' || v[4] != '}')
+      return false;
+    if (v + 5 != end - kTail.size() && (end - v < 8 || v[5] != ',' || v[6] != '{' || v[7] != '"'))
+      return false;
+    in_item = false;
+    return true;
+  };
+  const char* p = begin + kHead.size();  // after the ':' of `"items":[`
+#if defined(__SSE2__)
+  const __m128i colon = _mm_set1_epi8(':');
+  for (; end - p >= 16; p += 16) {
+    auto m = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), colon)));
+    for (; m; m &= m - 1)
+      if (!visit(p + __builtin_ctz(m))) return false;
+  }
+#endif
+  for (; p < end; ++p)
+    if (*p == ':' && !visit(p)) return false;
+  return !in_item && items == expected;
+}
+}  // namespace
 
 bool BulkResponseParser::parse(std::string& body, std::size_t expected) {
   namespace od = simdjson::ondemand;
   results_.clear();
   all_indexed_ = false;
-  // Elasticsearch writes compact JSON with `errors` before `items`: false means every
-  // item succeeded. Anything else (errors, other spacing) is parsed item by item.
-  constexpr std::string_view kAllGood = R"({"errors":false)";
-  if (body.size() > kAllGood.size() && body.compare(0, kAllGood.size(), kAllGood) == 0 &&
-      (body[kAllGood.size()] == ',' || body[kAllGood.size()] == '}')) {
+  if (every_item_indexed(body, expected)) {
     all_indexed_ = true;
     return true;
   }

@@ -12,12 +12,11 @@
 
 namespace tern::exporter::es {
 
-// The `filter_path` the exporter asks for (the spec's filter): per-item status and error
-// only, so responses stay small. `errors` first: a response that starts with
-// {"errors":false is all successes and is settled without parsing its items (most
-// responses, each ~50 bytes per document).
+// The `filter_path` the exporter asks for (bulk-delivery.md's, exactly): per-item status and
+// error only, so responses stay small. Not `errors`: the items are the truth, and a response
+// whose `errors` said false while items failed was settled as all indexed.
 inline constexpr std::string_view kBulkFilterPath =
-    "errors,items.*._index,items.*.status,items.*.error.type,items.*.error.reason";
+    "items.*._index,items.*.status,items.*.error.type,items.*.error.reason";
 
 struct BulkItemResult {
   int status = 0;
@@ -27,9 +26,9 @@ struct BulkItemResult {
 // One per worker: the simdjson parser and the result vector are reused.
 class BulkResponseParser {
  public:
-  // True when `body` answers a request of `expected` items: either all_indexed() (the
-  // response starts `{"errors":false`, so every item is in; results() stays empty) or
-  // results() holds `expected` entries, each with a status. False for anything else
+  // True when `body` answers a request of `expected` items: either all_indexed() (a scan of
+  // the bytes found `expected` items, each 200 or 201, and no error; results() stays empty)
+  // or results() holds `expected` entries, each with a status. False for anything else
   // (not JSON, no `items` array, an item without status, another item count).
   // `body` gets SIMDJSON_PADDING bytes of spare capacity (its contents do not change).
   bool parse(std::string& body, std::size_t expected);

@@ -8,15 +8,35 @@
 namespace tern::exporter::es {
 namespace {
 
-TEST(BulkResponse, ErrorsFalseIsAllIndexedWithoutParsingItems) {
+// Every item 200 or 201 in Elasticsearch's compact layout: settled without a parse.
+TEST(BulkResponse, AllIndexedIsReadFromTheBytes) {
   BulkResponseParser p;
-  std::string body = R"({"errors":false,"took":3,"items":[{"create":{"status":201}}]})";
-  ASSERT_TRUE(p.parse(body, 1));
+  std::string body =
+      R"({"items":[{"create":{"_index":"logs-a","status":201}},{"index":{"_index":"logs-a","status":200}}]})";
+  ASSERT_TRUE(p.parse(body, 2));
   EXPECT_TRUE(p.all_indexed());
   EXPECT_TRUE(p.results().empty());
+  ASSERT_FALSE(p.parse(body, 3));  // fewer items than were sent: unreadable
+}
+
+// `errors` is a hint (bulk-delivery.md): the items decide. A response that says
+// `errors:false` while items failed is read item by item, and a count of statuses that
+// does not match the items sent is never taken for all indexed.
+TEST(BulkResponse, TheItemsDecideNotErrors) {
+  BulkResponseParser p;
+  std::string lying = R"({"errors":false,"items":[{"create":{"status":201}},{"create":{"status":429}}]})";
+  ASSERT_TRUE(p.parse(lying, 2));
+  EXPECT_FALSE(p.all_indexed());
+  ASSERT_EQ(p.results().size(), 2u);
+  EXPECT_EQ(p.results()[1].status, 429);
   std::string only = R"({"errors":false})";
-  ASSERT_TRUE(p.parse(only, 7));
-  EXPECT_TRUE(p.all_indexed());
+  EXPECT_FALSE(p.parse(only, 7));
+  std::string status2010 = R"({"items":[{"create":{"status":2010}}]})";
+  EXPECT_FALSE(p.parse(status2010, 1));  // not 201: parsed, and 2010 is no HTTP status: unreadable
+  EXPECT_FALSE(p.all_indexed());
+  std::string with_error = R"({"items":[{"create":{"status":201,"error":{"type":"x"}}}]})";
+  ASSERT_TRUE(p.parse(with_error, 1));
+  EXPECT_FALSE(p.all_indexed());
 }
 
 TEST(BulkResponse, MixedResultsKeepStatusAndFailureDetails) {
@@ -47,7 +67,7 @@ TEST(BulkResponse, ParserIsReusedAcrossBodies) {
   std::string two = R"({"errors":true,"items":[{"create":{"status":201}},{"create":{"status":500}}]})";
   ASSERT_TRUE(p.parse(two, 2));
   ASSERT_EQ(p.results().size(), 2u);
-  std::string good = R"({"errors":false,"items":[]})";
+  std::string good = R"({"items":[{"create":{"status":201}},{"create":{"status":201}}]})";
   ASSERT_TRUE(p.parse(good, 2));
   EXPECT_TRUE(p.all_indexed());
   EXPECT_TRUE(p.results().empty());

@@ -174,10 +174,9 @@ TEST(ExporterRequest, HeadersTargetAuthAndKeepAlive) {
   EXPECT_EQ(server.items(), 400u);
   EXPECT_EQ(server.connections(), 1);  // one worker, one kept-alive connection
   for (const auto& s : seen) {
-    EXPECT_EQ(
-        s.target,
-        "/es/_bulk?filter_path=errors,items.*._index,items.*.status,items.*.error.type,items.*.error.reason"
-        "&require_data_stream=true&pipeline=my%20pipe");
+    EXPECT_EQ(s.target,
+              "/es/_bulk?filter_path=items.*._index,items.*.status,items.*.error.type,items.*.error.reason"
+              "&require_data_stream=true&pipeline=my%20pipe");
     EXPECT_EQ(s.headers.at("authorization"), "Basic dXNlcjpwYXNz");  // base64("user:pass")
     EXPECT_EQ(s.headers.at("content-type"), "application/x-ndjson");
     EXPECT_EQ(s.headers.at("content-encoding"), "gzip");
