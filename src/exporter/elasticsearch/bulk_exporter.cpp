@@ -359,6 +359,21 @@ struct BulkExporter::Impl {
     line += R"(,"reason":)";
     append_json_string(line, reason);
     line += R"(},"index":)";
+    // Failures of a whole request (a document over the size limit, max retries) come with no
+    // item answer and so no index: it is the action line's.
+    std::string from_action;
+    if (index.empty()) {
+      simdjson::dom::parser p;
+      const simdjson::padded_string padded(strip_newline(b.action(ref.index)));
+      simdjson::dom::element el;
+      simdjson::dom::object action;
+      if (p.parse(padded).get(el) == simdjson::SUCCESS && el.get_object().get(action) == simdjson::SUCCESS &&
+          action.size() == 1) {
+        std::string_view v;
+        if ((*action.begin()).value["_index"].get_string().get(v) == simdjson::SUCCESS) from_action = v;
+      }
+      index = from_action;
+    }
     append_json_string(line, index);
     // The action and document are embedded as JSON when they are JSON (the normal case);
     // a malformed line (the reason it failed, perhaps) is embedded as a string instead.

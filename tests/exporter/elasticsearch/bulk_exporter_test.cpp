@@ -300,6 +300,8 @@ TEST(BulkExporter, Splits413UntilEveryItemFits) {
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_NE(lines[0].find("\"status\":413"), std::string::npos);
   EXPECT_NE(lines[0].find("\"n\":999999"), std::string::npos);
+  // No item answer names the index: the action line does.
+  EXPECT_NE(lines[0].find("\"index\":\"" + std::string(kIndex) + "\""), std::string::npos) << lines[0];
   std::filesystem::remove_all(dir);
 }
 
@@ -347,6 +349,7 @@ TEST(BulkExporter, MaxRetriesDropsAndDeadLetters) {
   ASSERT_EQ(lines.size(), 300u);
   EXPECT_NE(lines[0].find("\"status\":429"), std::string::npos);
   EXPECT_NE(lines[0].find("max_retries_exceeded"), std::string::npos);
+  EXPECT_NE(lines[0].find("\"index\":\"" + std::string(kIndex) + "\""), std::string::npos) << lines[0];
   std::filesystem::remove_all(dir);
 }
 
