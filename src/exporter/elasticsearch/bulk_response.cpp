@@ -91,6 +91,7 @@ bool BulkResponseParser::parse(std::string& body, std::size_t expected) {
     od::object item;
     if (item_v.get_object().get(item)) return false;
     BulkItemResult res;
+    std::string_view index;  // the parser's, until the next parse: copied for failures only
     bool first = true;
     // Each item is {"<action>": {...}}: the one field's value holds the result.
     for (auto action : item) {
@@ -106,8 +107,7 @@ bool BulkResponseParser::parse(std::string& body, std::size_t expected) {
           if (st <= 0 || st > 999) return false;  // not an HTTP status
           res.status = static_cast<int>(st);
         } else if (key == "_index") {
-          std::string_view v;
-          if (!f.value().get_string().get(v)) res.index = v;
+          if (f.value().get_string().get(index)) index = {};
         } else if (key == "error") {
           od::object err;
           if (f.value().get_object().get(err)) continue;
@@ -121,7 +121,9 @@ bool BulkResponseParser::parse(std::string& body, std::size_t expected) {
       }
     }
     if (res.status == 0) return false;
-    if (res.status < 300) res.index.clear();        // only kept for failures (dead letter)
+    if (res.status >= 300)
+      res.index = index;                            // only kept for failures (dead letter): a
+                                                    // copy per success was an allocation per item
     if (results_.size() == expected) return false;  // more items than were sent
     results_.push_back(std::move(res));
   }
