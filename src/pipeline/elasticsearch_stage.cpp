@@ -160,7 +160,7 @@ class ElasticsearchStage final : public ExporterStage {
         "Bulk body bytes on the wire");
     for (const auto& [reason, n] : c.failed_by_reason)
       out.push_back({"tern_exporter_docs_failed_by_reason_total",
-                     l + ",reason=\"" + label_value(reason.empty() ? "unknown" : reason) + "\"",
+                     l + ",reason=\"" + escape_label(reason.empty() ? "unknown" : reason) + "\"",
                      static_cast<double>(n), "Documents permanently rejected, by Elasticsearch error.type",
                      true});
     for (const auto& [status, n] : c.requests_by_status)
@@ -281,20 +281,6 @@ class ElasticsearchStage final : public ExporterStage {
     }
     return fmt::format("{} {} not encoded by exporter {} ({})", stats.total_rejected(), pdata::item_name(s),
                        id_, reasons);
-  }
-
-  // A Prometheus label value: `\`, `"` and newlines escaped.
-  static std::string label_value(std::string_view v) {
-    std::string out;
-    for (char ch : v) {
-      if (ch == '\\' || ch == '"') out += '\\';
-      if (ch == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out += ch;
-    }
-    return out;
   }
 
   ConsumeResult refuse(const pdata::DeliveryTokenPtr& delivery) {

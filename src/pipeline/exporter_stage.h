@@ -3,12 +3,27 @@
 // a lifecycle and its metrics. Built from the config by the service.
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "pipeline/consumer.h"
 
 namespace tern::pipeline {
+
+// A Prometheus label value as the text format wants it: `\`, `"` and newlines escaped.
+inline std::string escape_label(std::string_view v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
 
 // One Prometheus sample: name{labels} value.
 struct MetricSample {

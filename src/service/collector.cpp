@@ -44,19 +44,6 @@ const Component* find(const std::vector<Component>& list, const std::string& id)
   return nullptr;
 }
 
-std::string escape_label(std::string_view v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 struct Collector::Impl {
@@ -185,7 +172,7 @@ struct Collector::Impl {
     std::vector<pipeline::MetricSample> samples;
     for (const auto& [id, r] : receivers) {
       const auto s = r->stats();
-      const std::string l = "receiver=\"" + escape_label(id) + "\"";
+      const std::string l = "receiver=\"" + pipeline::escape_label(id) + "\"";
       for (auto sig : {pdata::Signal::Logs, pdata::Signal::Traces, pdata::Signal::Metrics}) {
         const auto& p = s.of(sig);
         const std::string ls = l + ",signal=\"" + std::string(pdata::to_string(sig)) + "\"";
@@ -203,7 +190,7 @@ struct Collector::Impl {
     }
     for (const auto& [id, r] : file_receivers) {
       const auto s = r->stats();
-      const std::string l = "receiver=\"" + escape_label(id) + "\"";
+      const std::string l = "receiver=\"" + pipeline::escape_label(id) + "\"";
       auto add = [&](const char* name, std::uint64_t v, const char* help, bool counter = true) {
         samples.push_back({name, l, static_cast<double>(v), help, counter});
       };
