@@ -57,7 +57,8 @@ void require_unique_keys(const EncodedBatch& b) {
 bool index_part_ok(std::string_view part) {
   std::string lower;
   tern::text::append_lowercase(part, lower);
-  return lower == part && part.find_first_of("\\/*?\"<>| ,#:") == std::string_view::npos;
+  return lower == part &&
+         part.find_first_of(tern::encoding::es::kIndexNameForbidden) == std::string_view::npos;
 }
 
 // A document routed to its data stream (`_index` is `<type>-<dataset>-<namespace>` of its

@@ -59,7 +59,7 @@ uint64_t splitmix(uint64_t x) {
 std::string invalid_index_reason(std::string_view name) {
   if (name.empty()) return "must not be empty";
   if (name == "." || name == "..") return "must not be '.' or '..'";
-  if (name.find_first_of("\\/*?\"<>| ,#:") != std::string_view::npos)
+  if (name.find_first_of(encoding::es::kIndexNameForbidden) != std::string_view::npos)
     return R"(must not contain the following characters [ , \", *, \\, <, |, ,, >, /, ?, #, :])";
   if (name.front() == '_' || name.front() == '-' || name.front() == '+')
     return "must not start with '_', '-', or '+'";

@@ -364,29 +364,8 @@ void sanitize(std::string_view in, std::string& out, bool dataset, std::size_t m
   // cut to `max` bytes. The first `max` characters decide those bytes, and they lie in the
   // first 4 * max bytes of the input: a long attribute is not lowered in full.
   text::append_lowercase(in.substr(0, 4 * max + 4), out);
-  for (char& c : out) {
-    switch (c) {
-      case '\\':
-      case '/':
-      case '*':
-      case '?':
-      case '"':
-      case '<':
-      case '>':
-      case '|':
-      case ',':
-      case '#':
-      case ':':
-      case ' ':
-        c = '_';
-        break;
-      case '-':
-        if (dataset) c = '_';
-        break;
-      default:
-        break;
-    }
-  }
+  for (char& c : out)
+    if (kIndexNameForbidden.find(c) != std::string_view::npos || (dataset && c == '-')) c = '_';
   if (out.size() > max) {
     std::size_t n = max;
     // Never split a UTF-8 character: back up over continuation bytes.

@@ -99,6 +99,9 @@ void resolve_legacy_route(std::string_view static_index, std::string_view type,
 
 // Spec section 3 helpers, exposed for tests.
 std::string_view receiver_from_scope_name(std::string_view scope_name);  // "" when no match
+// The characters Elasticsearch refuses in an index name (besides upper case): sanitizing
+// turns each into '_'; `tern sink` refuses names that hold one.
+inline constexpr std::string_view kIndexNameForbidden = "\\/*?\"<>| ,#:";
 void sanitize_dataset(std::string_view in, std::string& out);            // without ".otel"
 void sanitize_namespace(std::string_view in, std::string& out);
 // Appends `s` as a JSON string (quotes included), invalid UTF-8 -> U+FFFD.
