@@ -36,6 +36,15 @@ int main(int argc, char** argv) {
   auto& entries = tern::cli::registry();
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (auto& e : entries) e.setup(app);
+  // CLI11 reports an unknown command as "A subcommand is required": name it instead.
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(entries.begin(), entries.end(), [&](const auto& e) { return e.name == argv[1]; })) {
+    std::string names;
+    for (const auto& e : entries) names += (names.empty() ? "" : ", ") + e.name;
+    std::fprintf(stderr, "tern: unknown command \"%s\" (commands: %s; see tern --help)\n", argv[1],
+                 names.c_str());
+    return 109;  // CLI11's code for extra arguments
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

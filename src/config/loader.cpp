@@ -104,7 +104,7 @@ class MapReader {
       }
       std::string key = it->first.Scalar();
       if (std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == key; })) {
-        ctx_.error(it->first.Mark(), fmt::format("duplicate key \"{}\" in {}", key, path_));
+        ctx_.error(it->first.Mark(), fmt::format("duplicate key \"{}\" in {}", key, where()));
         continue;
       }
       entries_.push_back({key, it->first, it->second, false});
@@ -241,14 +241,20 @@ class MapReader {
     }
   }
   template <class E>
-  void choice(std::string_view key, E& out, std::initializer_list<std::pair<const char*, E>> options) {
+  // `any_case`: the value is matched in any case (`INFO`, as the Collector's log levels).
+  void choice(std::string_view key, E& out, std::initializer_list<std::pair<const char*, E>> options,
+              bool any_case = false) {
     auto n = present(key);
     if (!n) return;
     auto v = ctx_.scalar(*n, sub_path(key));
     if (!v) return;
+    std::string match = *v;
+    if (any_case)
+      std::transform(match.begin(), match.end(), match.begin(),
+                     [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     std::vector<std::string> names;
     for (const auto& [name, value] : options) {
-      if (*v == name) {
+      if (match == name) {
         out = value;
         return;
       }
@@ -335,8 +341,13 @@ void check_host_port(Ctx& ctx, const MapReader& r, std::string_view key, const s
 
 // A retry block's back-off bounds (the Elasticsearch exporter's `retry`, the OTLP
 // exporters' `retry_on_failure`).
+// Back-off intervals are kept in milliseconds: a smaller initial interval (0 included) would
+// retry in a tight loop.
 void check_backoff(Ctx& ctx, MapReader& rt, Duration initial, Duration max) {
-  if (max < initial)
+  if (initial < std::chrono::milliseconds(1))
+    ctx.error(rt.mark("initial_interval"),
+              fmt::format("{}: initial_interval must be at least 1ms", rt.path()));
+  else if (max < initial)
     ctx.error(rt.mark("max_interval"),
               fmt::format("{}: max_interval must not be smaller than initial_interval", rt.path()));
 }
@@ -398,7 +409,11 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c)
     MapReader g(ctx, grpc, protocols.sub_path("grpc"));
     g.str("endpoint", c.grpc.endpoint);
     check_host_port(ctx, g, "endpoint", c.grpc.endpoint);
-    g.uint("max_recv_msg_size_mib", c.grpc.max_recv_msg_size_mib);
+    // gRPC counts a message's size in an int: 2047 MiB at most. 0: the default (the Collector's
+    // 0 leaves gRPC's own 4 MiB).
+    g.uint("max_recv_msg_size_mib", c.grpc.max_recv_msg_size_mib, 2047);
+    if (c.grpc.max_recv_msg_size_mib == 0)
+      c.grpc.max_recv_msg_size_mib = OtlpReceiverConfig{}.grpc.max_recv_msg_size_mib;
     g.get("include_metadata");
     decode_server_tls(ctx, g, c.grpc.tls, /*grpc=*/true);
   }
@@ -408,6 +423,9 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c)
     h.str("endpoint", c.http.endpoint);
     check_host_port(ctx, h, "endpoint", c.http.endpoint);
     h.size("max_request_body_size", c.http.max_request_body_size);
+    // 0: the default, as in the Collector's confighttp (not "refuse every body").
+    if (c.http.max_request_body_size == 0)
+      c.http.max_request_body_size = OtlpReceiverConfig{}.http.max_request_body_size;
     h.get("include_metadata");
     decode_server_tls(ctx, h, c.http.tls, /*grpc=*/false);
     MapReader cors(ctx, h.get("cors"), h.sub_path("cors"));
@@ -836,8 +854,9 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, BatchProcessorConfig& 
 
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, MemoryLimiterProcessorConfig& c) {
   r.duration("check_interval", c.check_interval);
-  r.uint("limit_mib", c.limit_mib);
-  r.uint("spike_limit_mib", c.spike_limit_mib);
+  // MiB are shifted into bytes: larger values would wrap into small limits.
+  r.uint("limit_mib", c.limit_mib, UINT64_MAX >> 20);
+  r.uint("spike_limit_mib", c.spike_limit_mib, UINT64_MAX >> 20);
   r.uint("limit_percentage", c.limit_percentage, 100);
   r.uint("spike_limit_percentage", c.spike_limit_percentage, 100);
   if (c.check_interval <= Duration{0}) {
@@ -1345,10 +1364,23 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
              {{"batch", Q::Sync::kBatch}, {"interval", Q::Sync::kInterval}, {"none", Q::Sync::kNone}});
     q.duration("sync_interval", s.sync_interval);
     q.choice("compression", s.compress, {{"none", false}, {"zstd", true}});
+    // `type: disk` asks for the disk queue, as `storage` does: on unless `enabled: false` says
+    // otherwise (it was silently a memory queue). With the disk queue off, its keys are
+    // pointed out.
+    if (has_type && s.type == Q::Type::kDisk && !q.has("enabled")) s.enabled = true;
+    if (!(s.enabled && s.type == Q::Type::kDisk)) {
+      for (const char* key :
+           {"directory", "max_size", "segment_size", "sync", "sync_interval", "compression"}) {
+        if (!q.has(key)) continue;
+        ctx.warning(q.mark(key),
+                    fmt::format("{}: has no effect: the disk queue is off (it needs {})", q.sub_path(key),
+                                s.type == Q::Type::kDisk ? "enabled: true" : "type: disk"));
+      }
+    }
     if (s.enabled && s.type == Q::Type::kDisk && s.directory.empty() && !q.has("storage")) {
       ctx.error(qn.Mark(), fmt::format("{}: directory is required when type is disk", q.path()));
     }
-    if (s.enabled && s.type == Q::Type::kMemory && s.queue_size == 0) {
+    if (s.queue_size == 0) {  // the memory queue is always there, the disk queue or not
       ctx.error(q.mark("queue_size"), fmt::format("{}: queue_size must be greater than 0", q.path()));
     }
     if (s.enabled && s.type == Q::Type::kDisk && c.encoding == E::Encoding::kLate) {
@@ -1387,12 +1419,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
     rt.number("multiplier", p.multiplier, 1.0, 100.0);
     rt.duration("max_elapsed_time", p.max_elapsed_time);
     rt.number("randomization_factor", p.randomization_factor, 0.0, 1.0);
-    if (p.initial_interval <= Duration{0}) {
-      ctx.error(rt.mark("initial_interval"),
-                fmt::format("{}: initial_interval must be greater than 0", rt.path()));
-    } else {
-      check_backoff(ctx, rt, p.initial_interval, p.max_interval);
-    }
+    check_backoff(ctx, rt, p.initial_interval, p.max_interval);
   }
   {
     MapReader q(ctx, r.get("sending_queue"), r.sub_path("sending_queue"));
@@ -1600,6 +1627,51 @@ void decode_refs(Ctx& ctx, MapReader& p, const char* key, const char* kind, cons
   }
 }
 
+// Tern batches in an exporter's queue (the `batch` processor sizes its consumers' batches)
+// and keeps one queue per exporter, so an exporter shared by pipelines batches as the first
+// of them says. Pipelines that batch differently are told, not silently merged.
+void warn_shared_batching(Ctx& ctx, MapReader& pipes, const Config& cfg) {
+  const auto batching = [&](const Pipeline& p) -> std::optional<BatchProcessorConfig> {
+    std::optional<BatchProcessorConfig> b;
+    for (const auto& id : p.processors)
+      for (const auto& pc : cfg.processors)
+        if (pc.id.str() == id)
+          if (const auto* bc = std::get_if<BatchProcessorConfig>(&pc.settings)) b = *bc;
+    return b;
+  };
+  const auto same = [](const std::optional<BatchProcessorConfig>& a,
+                       const std::optional<BatchProcessorConfig>& b) {
+    if (a.has_value() != b.has_value()) return false;
+    return !a ||
+           std::tie(a->send_batch_size, a->send_batch_max_size, a->timeout, a->send_batch_max_bytes) ==
+               std::tie(b->send_batch_size, b->send_batch_max_size, b->timeout, b->send_batch_max_bytes);
+  };
+  const auto pipeline_id = [](const Pipeline& p) {
+    return std::string(signal_name(p.signal)) + (p.name.empty() ? "" : "/" + p.name);
+  };
+  const auto batches = [&](const std::string& exporter) {  // debug writes as it receives
+    for (const auto& ec : cfg.exporters)
+      if (ec.id.str() == exporter) return !std::holds_alternative<DebugExporterConfig>(ec.settings);
+    return false;
+  };
+  std::map<std::string, const Pipeline*> first_user;  // exporter id -> first pipeline using it
+  for (const auto& p : cfg.pipelines) {
+    for (const auto& ex : p.exporters) {
+      if (!batches(ex)) continue;
+      auto [it, inserted] = first_user.emplace(ex, &p);
+      if (inserted || same(batching(*it->second), batching(p))) continue;
+      const std::string id = pipeline_id(p);
+      ctx.warning(pipes.has(id) ? pipes.mark(id) : YAML::Mark::null_mark(),
+                  fmt::format("pipeline \"{}\" batches differently from pipeline \"{}\", and both export to "
+                              "\"{}\": Tern batches in the exporter's queue, one per exporter, so \"{}\" "
+                              "batches as \"{}\" says; give \"{}\" an exporter of its own (e.g. {}/{}) to "
+                              "batch it differently",
+                              id, pipeline_id(*it->second), ex, ex, pipeline_id(*it->second), id,
+                              ex.substr(0, ex.find('/')), p.name.empty() ? signal_name(p.signal) : p.name));
+    }
+  }
+}
+
 void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
   if (!root.IsDefined() || root.IsNull()) {
     ctx.error(YAML::Mark::null_mark(), "the config is empty");
@@ -1651,7 +1723,18 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
   for (auto& rc : cfg.receivers) {
     auto* f = std::get_if<FilelogReceiverConfig>(&rc.settings);
     if (!f || f->storage.empty()) continue;
-    if (const auto* fs = file_storage(f->storage)) f->storage = fs->directory;
+    if (const auto* fs = file_storage(f->storage)) {
+      f->storage = fs->directory;
+    } else if (f->storage == "file_storage" || f->storage.starts_with("file_storage/")) {
+      // An extension's id that is not defined: not a relative directory of that name.
+      std::vector<std::string> names;
+      for (const auto& ext : cfg.extensions)
+        if (std::holds_alternative<FileStorageExtensionConfig>(ext.settings)) names.push_back(ext.id.str());
+      ctx.error(root["receivers"][rc.id.str()]["storage"].Mark(),
+                fmt::format("receivers.{}.storage: \"{}\" is not a file_storage extension defined in "
+                            "extensions{}",
+                            rc.id.str(), f->storage, suggest(f->storage, names)));
+    }
   }
   // An exporter's sending_queue.storage must name a file_storage extension: its disk queue
   // goes into a directory of its own there, exporter_<type>[_<name>] (the Collector
@@ -1754,6 +1837,7 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
       ctx.error(service.has("pipelines") ? service.mark("pipelines") : service_node.Mark(),
                 "service.pipelines must define at least one pipeline");
     }
+    warn_shared_batching(ctx, pipes, cfg);
 
     MapReader tel(ctx, service.get("telemetry"), "service.telemetry");
     {
@@ -1763,12 +1847,19 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
                   {{"debug", T::Level::kDebug},
                    {"info", T::Level::kInfo},
                    {"warn", T::Level::kWarn},
-                   {"error", T::Level::kError}});
+                   {"error", T::Level::kError}},
+                  /*any_case=*/true);
       logs.choice("encoding", cfg.telemetry.log_encoding,
                   {{"console", T::Encoding::kConsole}, {"json", T::Encoding::kJson}});
       MapReader metrics(ctx, tel.get("metrics"), "service.telemetry.metrics");
       metrics.str("address", cfg.telemetry.metrics_address);
       check_host_port(ctx, metrics, "address", cfg.telemetry.metrics_address);
+      // The Collector's verbosity of its own metrics: `none` turns the endpoint off; Tern has
+      // one set of metrics, so the other levels all serve it.
+      bool serve = true;
+      metrics.choice("level", serve,
+                     {{"none", false}, {"basic", true}, {"normal", true}, {"detailed", true}});
+      if (!serve) cfg.telemetry.metrics_address.clear();
     }
     service.duration("shutdown_timeout", cfg.shutdown_timeout);
   }
@@ -1813,6 +1904,13 @@ LoadResult load_config_string(std::string_view yaml, const std::string& file, co
 }
 
 LoadResult load_config_file(const std::string& path, const EnvLookup& env) {
+  const auto failed = [&](const std::string& why) {
+    LoadResult result;
+    result.diagnostics.add(Severity::kError, path, 0, 0, "cannot read the config file: " + why);
+    return result;
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return failed("it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     LoadResult result;
@@ -1822,6 +1920,7 @@ LoadResult load_config_file(const std::string& path, const EnvLookup& env) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
+  if (in.bad()) return failed(std::strerror(errno));
   return load_config_string(ss.str(), path, env);
 }
 

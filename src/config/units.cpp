@@ -184,7 +184,18 @@ Parsed<std::string> substitute_env(std::string_view text, const EnvLookup& env) 
       out += c;
       continue;
     }
-    std::size_t close = text.find('}', i + 2);
+    // The matching '}': a default may hold references of its own, `${env:A:-${env:B}}`
+    // (expanded when the default is used, as the Collector's resolver does).
+    std::size_t close = std::string_view::npos;
+    for (std::size_t j = i + 2, depth = 1; j < text.size(); ++j) {
+      if (text[j] == '$' && j + 1 < text.size() && text[j + 1] == '{') {
+        ++depth;
+        ++j;
+      } else if (text[j] == '}' && --depth == 0) {
+        close = j;
+        break;
+      }
+    }
     if (close == std::string_view::npos) {
       return {std::nullopt, fmt::format("unterminated \"${{\" in \"{}\"", text)};
     }
@@ -209,7 +220,9 @@ Parsed<std::string> substitute_env(std::string_view text, const EnvLookup& env) 
     }
     auto value = env ? env(ref) : std::nullopt;
     if (def && (!value || value->empty())) {
-      out += *def;
+      Parsed<std::string> expanded = substitute_env(*def, env);
+      if (!expanded.value) return expanded;
+      out += *expanded.value;
     } else if (value) {
       out += *value;
     } else {

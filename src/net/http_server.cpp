@@ -1,6 +1,7 @@
 // The only Beast translation unit of tern_net (Beast is heavy to compile).
 #include "net/http_server.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "net/known_length_body.h"
+#include "net/listener.h"
 #include "net/string_body.h"
 #include "net/tls_context.h"
 
@@ -352,12 +354,7 @@ std::uint16_t HttpServer::start() {
   if (im.started) throw std::logic_error("HttpServer::start called twice");
   // Before binding: a certificate that cannot be loaded fails start() with its message.
   if (im.options.tls.enabled()) im.tls.emplace(make_server_context(im.options.tls));
-  tcp::endpoint ep(asio::ip::make_address(im.options.host == "localhost" ? "127.0.0.1" : im.options.host),
-                   im.options.port);
-  im.acceptor.open(ep.protocol());
-  im.acceptor.set_option(asio::socket_base::reuse_address(true));
-  im.acceptor.bind(ep);
-  im.acceptor.listen(asio::socket_base::max_listen_connections);
+  open_listener(im.acceptor, im.options.host, im.options.port);
   im.port = im.acceptor.local_endpoint().port();
   im.started = true;
   im.do_accept();

@@ -18,4 +18,15 @@ std::chrono::milliseconds randomize_interval(std::chrono::milliseconds interval,
   return std::chrono::milliseconds(std::max<std::int64_t>(0, static_cast<std::int64_t>(ms)));
 }
 
+// An exponential back-off's interval, kept in fractional milliseconds: whole milliseconds
+// truncated 1 ms × 1.5 back to 1 ms, and the back-off never grew.
+using BackoffInterval = std::chrono::duration<double, std::milli>;
+inline BackoffInterval grow_interval(BackoffInterval interval, double multiplier, BackoffInterval max) {
+  return std::min(interval * multiplier, max);
+}
+// The wait an interval asks for, in whole milliseconds, rounded up (never 0 for a positive one).
+inline std::chrono::milliseconds wait_for(BackoffInterval interval) {
+  return std::chrono::ceil<std::chrono::milliseconds>(interval);
+}
+
 }  // namespace tern::pipeline

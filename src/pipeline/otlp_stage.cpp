@@ -79,8 +79,10 @@ class OtlpStage final : public ExporterStage {
     options_.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(c.timeout);
     options_.max_retries = 0;  // the stage retries: it can wait for shutdown and count
     for (const auto& [k, v] : c.headers) options_.headers.emplace_back(k, v);
-    // gRPC: TLS unless tls.insecure. HTTP: the URL's scheme decides, these apply to https://.
-    if (http_ || !c.tls.insecure)
+    // gRPC: TLS unless tls.insecure or an http:// endpoint (the OTLP exporter spec: the
+    // scheme, when given, decides). HTTP: the URL's scheme decides, these apply to https://.
+    const bool plain_grpc = c.tls.insecure || std::string_view(c.endpoint).starts_with("http://");
+    if (http_ || !plain_grpc)
       options_.tls = static_cast<const net::TlsClientOptions&>(c.tls);  // without `insecure`
     if (http_) {
       auto [origin, base] = split_url(c.endpoint);
@@ -264,9 +266,8 @@ class OtlpStage final : public ExporterStage {
   // the shutdown deadline, or as retry_on_failure says: disabled, or max_elapsed_time past).
   void send(ox::OtlpClient& client, pdata::Signal s, std::string_view body, std::uint64_t items,
             const Tokens& tokens) {
-    using Ms = std::chrono::milliseconds;
-    auto backoff = std::chrono::duration_cast<Ms>(retry_.initial_interval);
-    const auto max_backoff = std::chrono::duration_cast<Ms>(retry_.max_interval);
+    BackoffInterval backoff = retry_.initial_interval;
+    const BackoffInterval max_backoff = retry_.max_interval;
     const auto started = Clock::now();
     thread_local std::minstd_rand rng{std::random_device{}()};  // one per sender thread
     for (bool first = true;; first = false) {
@@ -300,8 +301,8 @@ class OtlpStage final : public ExporterStage {
       // The server's Retry-After / RetryInfo as given; our own back-off randomized.
       const auto wait = st.retry_after.count() > 0
                             ? st.retry_after
-                            : randomize_interval(backoff, retry_.randomization_factor, rng);
-      backoff = std::min(std::chrono::duration_cast<Ms>(backoff * retry_.multiplier), max_backoff);
+                            : randomize_interval(wait_for(backoff), retry_.randomization_factor, rng);
+      backoff = grow_interval(backoff, retry_.multiplier, max_backoff);
       if (retry_.max_elapsed_time > config::Duration{0} &&
           Clock::now() + wait - started > retry_.max_elapsed_time) {
         return give_up(s, items, tokens,

@@ -57,8 +57,9 @@ struct Collector::Impl {
   std::map<std::string, std::shared_ptr<processor::FilterProcessor>> filters;
   // resourcedetection: what each processor id detected (once, whatever pipelines use it).
   std::map<std::string, std::optional<config::AttributesProcessorConfig>> detected_resources;
-  std::unique_ptr<net::HttpServer> health_server, metrics_server;
-  std::uint16_t health_port = 0, metrics_port = 0;
+  std::vector<std::unique_ptr<net::HttpServer>> health_servers;  // one per health_check extension
+  std::unique_ptr<net::HttpServer> metrics_server;
+  std::uint16_t health_port = 0, metrics_port = 0;  // health_port: the first health_check's
   bool started = false, stopped = false;
   std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
 
@@ -249,15 +250,28 @@ Collector::Collector(const config::Config& config) : impl_(std::make_unique<Impl
 
 Collector::~Collector() { shutdown(std::chrono::milliseconds(0)); }
 
+namespace {
+// Runs one component's start; a failure names the component (of several listeners on one
+// port, "Address already in use" alone did not say which).
+template <class Start>
+void starting(const std::string& component, Start&& start) {
+  try {
+    start();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(component + ": " + e.what());
+  }
+}
+}  // namespace
+
 void Collector::start() {
   auto& i = *impl_;
   try {
     for (auto& [id, e] : i.exporters) e->start();
     for (auto& [id, r] : i.receivers) {
-      r->start();
+      starting("receivers." + id, [&] { r->start(); });
       spdlog::info("receiver {} listening: http port {}, grpc port {}", id, r->http_port(), r->grpc_port());
     }
-    for (auto& [id, r] : i.file_receivers) r->start();
+    for (auto& [id, r] : i.file_receivers) starting("receivers." + id, [&] { r->start(); });
     for (const auto& ext_id : i.config.service_extensions) {
       const auto* ext = find(i.config.extensions, ext_id);
       if (!ext) continue;
@@ -270,23 +284,26 @@ void Collector::start() {
       o.port = port;
       o.threads = 1;
       const std::string path = hc.path.empty() ? "/" : hc.path;
-      i.health_server = std::make_unique<net::HttpServer>(o, [this, path](net::HttpRequest& req) {
-        net::HttpResponse res;
-        res.content_type = "application/json";
-        std::string_view target = req.target.substr(0, req.target.find('?'));
-        if (target != path) {
-          res.status = 404;
-          res.body = R"({"status":"not found"})";
-        } else if (healthy()) {
-          res.body = R"({"status":"Server available"})";
-        } else {
-          res.status = 503;
-          res.body = R"({"status":"Server not available"})";
-        }
-        return res;
-      });
-      i.health_port = i.health_server->start();
-      spdlog::info("health_check on {}:{}{}", host, i.health_port, path);
+      auto& server = i.health_servers.emplace_back(
+          std::make_unique<net::HttpServer>(o, [this, path](net::HttpRequest& req) {
+            net::HttpResponse res;
+            res.content_type = "application/json";
+            std::string_view target = req.target.substr(0, req.target.find('?'));
+            if (target != path) {
+              res.status = 404;
+              res.body = R"({"status":"not found"})";
+            } else if (healthy()) {
+              res.body = R"({"status":"Server available"})";
+            } else {
+              res.status = 503;
+              res.body = R"({"status":"Server not available"})";
+            }
+            return res;
+          }));
+      std::uint16_t bound = 0;
+      starting("extensions." + ext_id, [&] { bound = server->start(); });
+      if (!i.health_port) i.health_port = bound;
+      spdlog::info("health_check {} on {}:{}{}", ext_id, host, bound, path);
     }
     if (!i.config.telemetry.metrics_address.empty()) {
       auto [host, port] = net::split_host_port(i.config.telemetry.metrics_address);
@@ -304,7 +321,7 @@ void Collector::start() {
         res.body = prometheus_metrics();
         return res;
       });
-      i.metrics_port = i.metrics_server->start();
+      starting("service.telemetry.metrics", [&] { i.metrics_port = i.metrics_server->start(); });
       spdlog::info("internal metrics on http://{}:{}/metrics", host, i.metrics_port);
     }
   } catch (...) {
@@ -326,7 +343,7 @@ void Collector::shutdown(std::chrono::milliseconds timeout) {
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     e->shutdown(std::max(left, std::chrono::milliseconds(0)));
   }
-  if (i.health_server) i.health_server->shutdown();
+  for (auto& server : i.health_servers) server->shutdown();
   if (i.metrics_server) i.metrics_server->shutdown();
 }
 
@@ -342,6 +359,11 @@ std::uint16_t Collector::receiver_grpc_port(const std::string& id) const {
   return it == impl_->receivers.end() ? 0 : it->second->grpc_port();
 }
 std::uint16_t Collector::health_check_port() const { return impl_->health_port; }
+std::vector<std::uint16_t> Collector::health_check_ports() const {
+  std::vector<std::uint16_t> ports;
+  for (const auto& server : impl_->health_servers) ports.push_back(server->port());
+  return ports;
+}
 std::uint16_t Collector::metrics_port() const { return impl_->metrics_port; }
 
 }  // namespace tern::service

@@ -41,7 +41,8 @@ class Collector {
   // Bound ports, for tests and logs: receiver id -> port (0 when the protocol is off).
   std::uint16_t receiver_http_port(const std::string& id) const;
   std::uint16_t receiver_grpc_port(const std::string& id) const;
-  std::uint16_t health_check_port() const;
+  std::uint16_t health_check_port() const;                // the first health_check extension's
+  std::vector<std::uint16_t> health_check_ports() const;  // every health_check's, in service.extensions order
   std::uint16_t metrics_port() const;
 
  private:

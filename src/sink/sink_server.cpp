@@ -13,6 +13,7 @@
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "net/known_length_body.h"
+#include "net/listener.h"
 #include "net/string_body.h"
 #include "net/tls_context.h"
 
@@ -197,11 +198,7 @@ SinkServer::~SinkServer() { stop(); }
 uint16_t SinkServer::start() {
   auto& im = *impl_;
   if (tls_.enabled()) im.tls.emplace(net::make_server_context(tls_));  // throws naming the file
-  tcp::endpoint ep(asio::ip::make_address(options_host_), options_port_);
-  im.acceptor.open(ep.protocol());
-  im.acceptor.set_option(asio::socket_base::reuse_address(true));
-  im.acceptor.bind(ep);
-  im.acceptor.listen(asio::socket_base::max_listen_connections);
+  net::open_listener(im.acceptor, options_host_, options_port_);
   uint16_t port = im.acceptor.local_endpoint().port();
   do_accept();
   schedule_flush();

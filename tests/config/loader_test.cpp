@@ -660,8 +660,8 @@ exporters:
   EXPECT_THAT(
       messages(r),
       ElementsAre(
-          "t.yaml:4:37: error: receivers.otlp.protocols.grpc.max_recv_msg_size_mib: expected a non-negative "
-          "integer, got \"lots\"",
+          "t.yaml:4:37: error: receivers.otlp.protocols.grpc.max_recv_msg_size_mib: expected an integer from "
+          "0 to 2047, got \"lots\"",
           "t.yaml:5:38: error: receivers.otlp.protocols.http.cors.allowed_origins: expected a list",
           "t.yaml:5:54: error: receivers.otlp.protocols.http.endpoint: expected a scalar value",
           "t.yaml:8:22: error: processors.batch.send_batch_size: expected a non-negative integer, got \"-1\"",
@@ -2179,6 +2179,168 @@ service:
           "upsert",
           "t.yaml:19:60: error: processors.attributes/bad.actions[4]: converted_type goes with convert",
           "t.yaml:20:9: error: processors.attributes/bad.actions[5]: key is required (or pattern)"));
+}
+
+// ---------------------------------------------------------------- audit 2026-12-06
+
+// A back-off below 1 ms truncates to 0 ms: the exporter retried in a tight loop.
+TEST(Loader, RetryIntervalsBelowOneMillisecondAreErrors) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: {}}}}
+exporters:
+  elasticsearch: {endpoint: http://127.0.0.1:9200, retry: {initial_interval: 0, max_interval: 0}}
+  otlphttp: {endpoint: http://127.0.0.1:4318, retry_on_failure: {initial_interval: 500us}}
+  otlp: {endpoint: 127.0.0.1:4317, retry_on_failure: {initial_interval: 1ms, multiplier: 1.5}}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch, otlphttp, otlp]}
+)");
+  EXPECT_THAT(
+      errors(r),
+      ElementsAre("t.yaml:3:78: error: exporters.elasticsearch.retry: initial_interval must be at least 1ms",
+                  "t.yaml:4:84: error: exporters.otlphttp.retry_on_failure: initial_interval must be at "
+                  "least 1ms"));
+}
+
+// Zero means the default, as in the Collector, not "refuse everything" (HTTP) or "no limit"
+// (gRPC); sizes that overflow when shifted into bytes are refused.
+TEST(Loader, ZeroAndHugeReceiverLimits) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: {max_recv_msg_size_mib: 0}, http: {max_request_body_size: 0}}}
+  otlp/big: {protocols: {grpc: {endpoint: "127.0.0.1:0", max_recv_msg_size_mib: 17592186044417}}}
+processors:
+  memory_limiter: {check_interval: 1s, limit_mib: 17592186044417}
+exporters:
+  debug: {}
+service:
+  pipelines:
+    logs: {receivers: [otlp, otlp/big], processors: [memory_limiter], exporters: [debug]}
+)");
+  const auto& otlp = settings<OtlpReceiverConfig>(r.config.receivers, "otlp");
+  EXPECT_EQ(otlp.grpc.max_recv_msg_size_mib, 4u);
+  EXPECT_EQ(otlp.http.max_request_body_size, 20u * 1024 * 1024);
+  const auto e = errors(r);
+  EXPECT_THAT(e, ElementsAre("t.yaml:3:81: error: receivers.otlp/big.protocols.grpc.max_recv_msg_size_mib: "
+                             "expected an integer from 0 to 2047, got \"17592186044417\"",
+                             "t.yaml:5:3: error: processors.memory_limiter: one of limit_mib or "
+                             "limit_percentage must be set",
+                             "t.yaml:5:51: error: processors.memory_limiter.limit_mib: expected an integer "
+                             "from 0 to 17592186044415, got \"17592186044417\""));
+}
+
+// A filelog `storage` in the Collector's form that names no defined extension was taken as
+// a relative directory of that name.
+TEST(Loader, FilelogStorageNamingAnUndefinedExtension) {
+  auto r = load(R"(
+extensions:
+  file_storage: {directory: /tmp}
+receivers:
+  filelog: {include: [/tmp/x.log], storage: file_storage/checkpoints}
+exporters:
+  debug: {}
+service:
+  extensions: [file_storage]
+  pipelines:
+    logs: {receivers: [filelog], exporters: [debug]}
+)");
+  EXPECT_THAT(errors(r),
+              ElementsAre("t.yaml:4:45: error: receivers.filelog.storage: \"file_storage/checkpoints\" "
+                          "is not a file_storage extension defined in extensions"));
+}
+
+// `type: disk` asks for the disk queue; its keys with the disk queue off are pointed out; and
+// the memory queue, always there, needs a queue_size whatever `enabled` says.
+TEST(Loader, ElasticsearchDiskQueueKeysWithoutEnabled) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: {}}}}
+exporters:
+  elasticsearch: {endpoint: http://127.0.0.1:9200, sending_queue: {type: disk, directory: /tmp/q}}
+  elasticsearch/off: {endpoint: http://127.0.0.1:9200, sending_queue: {enabled: false, type: disk, directory: /tmp/q2}}
+  elasticsearch/zero: {endpoint: http://127.0.0.1:9200, sending_queue: {queue_size: 0, max_size: 1GiB}}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch, elasticsearch/off, elasticsearch/zero]}
+)");
+  const auto& on = settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch");
+  EXPECT_TRUE(on.sending_queue.enabled);
+  EXPECT_EQ(on.sending_queue.type, ElasticsearchExporterConfig::SendingQueue::Type::kDisk);
+  EXPECT_FALSE(
+      settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch/off").sending_queue.enabled);
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre("t.yaml:5:85: error: exporters.elasticsearch/zero.sending_queue: queue_size must be "
+                  "greater than 0",
+                  "t.yaml:4:111: warning: exporters.elasticsearch/off.sending_queue.directory: has no "
+                  "effect: the disk queue is off (it needs enabled: true)",
+                  "t.yaml:5:98: warning: exporters.elasticsearch/zero.sending_queue.max_size: has no "
+                  "effect: the disk queue is off (it needs type: disk)"));
+}
+
+// One queue per exporter: pipelines that batch differently and share an exporter are told.
+TEST(Loader, SharedExporterWithDifferentBatching) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: {}}}}
+processors:
+  batch: {timeout: 3s}
+  batch/same: {timeout: 3s}
+exporters:
+  otlp: {endpoint: 127.0.0.1:4317}
+  otlp/t: {endpoint: 127.0.0.1:4317}
+  debug: {}
+service:
+  pipelines:
+    logs/first: {receivers: [otlp], exporters: [otlp]}
+    logs: {receivers: [otlp], processors: [batch], exporters: [otlp]}
+    traces: {receivers: [otlp], processors: [batch], exporters: [otlp/t]}
+    metrics: {receivers: [otlp], processors: [batch/same], exporters: [otlp/t]}
+    metrics/debug: {receivers: [otlp], processors: [batch], exporters: [debug]}
+    logs/debug: {receivers: [otlp], exporters: [debug]}
+)");
+  EXPECT_THAT(errors(r), IsEmpty());
+  const auto m = messages(r);
+  EXPECT_THAT(
+      m, ::testing::Contains(
+             "t.yaml:12:11: warning: pipeline \"logs\" batches differently from pipeline \"logs/first\", "
+             "and both export to \"otlp\": Tern batches in the exporter's queue, one per exporter, so "
+             "\"otlp\" batches as \"logs/first\" says; give \"logs\" an exporter of its own (e.g. "
+             "otlp/logs) to batch it differently"));
+  // traces and metrics batch alike (two ids, the same settings), and debug does not batch:
+  // nothing to say about them.
+  EXPECT_EQ(
+      std::count_if(m.begin(), m.end(), [](const std::string& l) { return l.find("batches") != l.npos; }), 1)
+      << ::testing::PrintToString(m);
+}
+
+TEST(Loader, DuplicateTopLevelKeyNamesTheConfig) {
+  auto r = load("exporters: {debug: {}}\nexporters: {debug: {}}\n");
+  EXPECT_THAT(messages(r),
+              ::testing::Contains("t.yaml:2:1: error: duplicate key \"exporters\" in the config"));
+}
+
+// The Collector's log levels in any case; `metrics.level: none` turns /metrics off.
+TEST(Loader, TelemetryLevels) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: {}}}}
+exporters: {debug: {}}
+service:
+  telemetry: {logs: {level: WARN}, metrics: {level: none}}
+  pipelines:
+    logs: {receivers: [otlp], exporters: [debug]}
+)");
+  EXPECT_THAT(errors(r), IsEmpty());
+  EXPECT_EQ(r.config.telemetry.log_level, Telemetry::Level::kWarn);
+  EXPECT_EQ(r.config.telemetry.metrics_address, "");
+  auto normal = load(R"(
+receivers: {otlp: {protocols: {http: {}}}}
+exporters: {debug: {}}
+service:
+  telemetry: {metrics: {level: detailed}}
+  pipelines:
+    logs: {receivers: [otlp], exporters: [debug]}
+)");
+  EXPECT_THAT(errors(normal), IsEmpty());
+  EXPECT_EQ(normal.config.telemetry.metrics_address, "127.0.0.1:8888");
 }
 
 }  // namespace

@@ -123,6 +123,14 @@ TEST(SubstituteEnv, Forms) {
   EXPECT_EQ(substitute_env("$${env:HOST}", env).value, "${env:HOST}");
   EXPECT_EQ(substitute_env("trailing $", env).value, "trailing $");
   EXPECT_EQ(substitute_env("no refs", env).value, "no refs");
+  // A default may hold references of its own (the Collector's resolver expands them too).
+  EXPECT_EQ(substitute_env("${env:MISSING:-${env:HOST}}", env).value, "es.local");
+  EXPECT_EQ(substitute_env("${MISSING:-http://${HOST}:${PORT}}/x", env).value, "http://es.local:9200/x");
+  EXPECT_EQ(substitute_env("${env:HOST:-${env:NOPE}}", env).value, "es.local");  // default unused
+  EXPECT_EQ(substitute_env("${env:MISSING:-${env:NOPE}}", env).error,
+            "environment variable \"NOPE\" is not set (write ${NOPE:-default} to give a default)");
+  EXPECT_EQ(substitute_env("${env:MISSING:-${env:HOST}", env).error,
+            "unterminated \"${\" in \"${env:MISSING:-${env:HOST}\"");
 }
 
 TEST(SubstituteEnv, Errors) {

@@ -102,6 +102,22 @@ TEST(ValidateCli, MissingFile) {
                           kData + "nope.yaml: 1 error, 0 warnings\n");
 }
 
+TEST(ValidateCli, DirectoryInsteadOfFile) {
+  auto r = tern("validate -c " + kData);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.output, kData + ": error: cannot read the config file: it is a directory\n" + kData +
+                          ": 1 error, 0 warnings\n");
+}
+
+// CLI11 said "A subcommand is required" for a misspelt one.
+TEST(ValidateCli, UnknownCommandIsNamed) {
+  auto r = tern("valdate -c x.yaml");
+  EXPECT_EQ(r.exit_code, 109);
+  EXPECT_THAT(r.output,
+              HasSubstr("tern: unknown command \"valdate\" (commands: convert, demo, gen, run, sink, "
+                        "validate, version; see tern --help)"));
+}
+
 TEST(ValidateCli, Usage) {
   auto missing = tern("validate");
   EXPECT_NE(missing.exit_code, 0);

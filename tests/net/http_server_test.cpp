@@ -12,7 +12,9 @@
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/write.hpp>
 #include <chrono>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -186,6 +188,51 @@ TEST(HttpServerShutdown, TheListeningPortIsClosed) {
     s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);
     ASSERT_EQ(ec, asio::error::connection_refused) << "round " << i << ": " << ec.message();
   }
+}
+
+// A listener that cannot bind says on which address (of a config's several listeners,
+// "bind: Address already in use" alone did not say which).
+TEST(HttpServerStart, AFailedBindNamesTheAddress) {
+  HttpServerOptions o;
+  o.threads = 1;
+  HttpServer first(o, [](HttpRequest&) { return HttpResponse{}; });
+  o.port = first.start();
+  HttpServer second(o, [](HttpRequest&) { return HttpResponse{}; });
+  try {
+    second.start();
+    FAIL() << "the second bind succeeded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot listen on 127.0.0.1:" + std::to_string(o.port) + ": Address already in use");
+  }
+}
+
+// A host name listens on its address, as the Collector's listeners do (it was "Invalid
+// argument"). The name comes from /etc/hosts, so nothing is asked of a DNS server.
+TEST(HttpServerStart, AHostNameIsResolved) {
+  std::ifstream hosts("/etc/hosts");
+  std::string line, name;
+  while (name.empty() && std::getline(hosts, line)) {
+    std::istringstream words(line);
+    std::string address, alias;
+    if (!(words >> address) || address != "127.0.0.1") continue;
+    while (words >> alias)
+      if (alias != "localhost" && alias[0] != '#') {
+        name = alias;
+        break;
+      }
+  }
+  if (name.empty()) GTEST_SKIP() << "no name for 127.0.0.1 in /etc/hosts besides localhost";
+  HttpServerOptions o;
+  o.threads = 1;
+  o.host = name;
+  HttpServer server(o, [](HttpRequest&) { return HttpResponse{}; });
+  const std::uint16_t port = server.start();
+  asio::io_context ioc;
+  tcp::socket s(ioc);
+  boost::system::error_code ec;
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);
+  EXPECT_FALSE(ec) << name << ": " << ec.message();
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <random>
 #include <set>
+#include <vector>
 
 namespace tern::pipeline {
 namespace {
@@ -42,6 +43,25 @@ TEST(RandomizeInterval, FullFactorNeverGoesNegative) {
     EXPECT_LE(d, 20);
   }
   EXPECT_EQ(randomize_interval(milliseconds(0), 1.0, rng), milliseconds(0));
+}
+
+// The Collector's default multiplier from a 1 ms start: whole milliseconds truncated 1.5 ms
+// back to 1 ms, and the back-off stayed at 1 ms for ever.
+TEST(GrowInterval, SmallIntervalsGrow) {
+  BackoffInterval b = milliseconds(1);
+  std::vector<long> waits;
+  for (int i = 0; i < 6; ++i) {
+    waits.push_back(wait_for(b).count());
+    b = grow_interval(b, 1.5, milliseconds(30'000));
+  }
+  EXPECT_EQ(waits, (std::vector<long>{1, 2, 3, 4, 6, 8}));  // 1, 1.5, 2.25, 3.375, 5.06, 7.59 rounded up
+}
+
+TEST(GrowInterval, CappedAtTheMaximum) {
+  BackoffInterval b = milliseconds(100);
+  for (int i = 0; i < 20; ++i) b = grow_interval(b, 2.0, milliseconds(1000));
+  EXPECT_EQ(wait_for(b), milliseconds(1000));
+  EXPECT_EQ(wait_for(grow_interval(milliseconds(5), 1.0, milliseconds(1000))), milliseconds(5));
 }
 
 }  // namespace

@@ -400,6 +400,25 @@ TEST_P(OtlpStageTest, PersistentQueueSendsAfterARestartWhatItAccepted) {
   std::filesystem::remove_all(dir);
 }
 
+// `otlp` with an http:// endpoint is plaintext gRPC, as the OTLP exporter spec says (the
+// scheme decides): it went to TLS against the plaintext receiver and delivered nothing.
+// And a `timeout` of 0 is none, as in the Collector: every request timed out at once.
+TEST_P(OtlpStageTest, HttpSchemeIsPlaintextAndZeroTimeoutIsNone) {
+  config::OtlpExporterConfig c = exporter_config();
+  c.tls.insecure = false;
+  if (GetParam() == Protocol::kGrpc) c.endpoint = "http://" + c.endpoint;
+  c.timeout = 0s;
+  auto s = pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{});
+  s->start();
+  auto logs = from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json);
+  const auto records = static_cast<double>(logs->record_count());
+  ASSERT_TRUE(s->consume_logs(std::move(logs)).accepted());
+  ASSERT_TRUE(eventually([&] { return sink_.log_records() == records; }));
+  s->shutdown(10s);
+  EXPECT_EQ(metric(*s, "tern_exporter_items_sent_total"), records);
+  EXPECT_EQ(metric(*s, "tern_exporter_request_errors_total"), 0);
+}
+
 // An unusable persistent queue directory is an error when the stage is built.
 TEST(OtlpStage, UnusablePersistentQueueDirectoryIsAClearError) {
   const auto file =

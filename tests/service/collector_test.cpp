@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "config/loader.h"
+#include "net/http_server.h"
 #include "otlp/json_codec.h"
 #include "otlp/proto_codec.h"
 #include "service/collector.h"
@@ -869,6 +870,60 @@ service:
     EXPECT_NE(std::string(e.what()).find((file / "queue").string()), std::string::npos) << e.what();
   }
   fs::remove(file);
+}
+
+// Every health_check extension serves (the second replaced the first, which stopped).
+TEST(CollectorStart, EveryHealthCheckServes) {
+  auto cfg = load(R"(
+receivers:
+  otlp: {protocols: {http: {endpoint: "127.0.0.1:0"}}}
+exporters:
+  debug: {}
+extensions:
+  health_check: {endpoint: "127.0.0.1:0"}
+  health_check/2: {endpoint: "127.0.0.1:0", path: /health}
+service:
+  extensions: [health_check, health_check/2]
+  telemetry: {metrics: {level: none}}
+  pipelines:
+    logs: {receivers: [otlp], exporters: [debug]}
+)");
+  Collector c(cfg);
+  c.start();
+  const auto ports = c.health_check_ports();
+  ASSERT_EQ(ports.size(), 2u);
+  EXPECT_EQ(c.health_check_port(), ports[0]);
+  EXPECT_EQ(HttpClient(ports[0]).call("GET", "/").status, 200);
+  EXPECT_EQ(HttpClient(ports[1]).call("GET", "/health").status, 200);
+  c.shutdown(std::chrono::milliseconds(1000));
+}
+
+// A listener that cannot bind is named by its component and address.
+TEST(CollectorStart, APortInUseNamesTheComponent) {
+  net::HttpServerOptions o;
+  o.threads = 1;
+  net::HttpServer taken(o, [](net::HttpRequest&) { return net::HttpResponse{}; });
+  const std::string port = std::to_string(taken.start());
+  auto cfg = load(R"(
+receivers:
+  otlp: {protocols: {http: {endpoint: "127.0.0.1:0"}}}
+  otlp/2: {protocols: {http: {endpoint: "127.0.0.1:)" +
+                  port + R"("}}}
+exporters:
+  debug: {}
+service:
+  telemetry: {metrics: {level: none}}
+  pipelines:
+    logs: {receivers: [otlp, otlp/2], exporters: [debug]}
+)");
+  Collector c(cfg);
+  try {
+    c.start();
+    FAIL() << "started";
+  } catch (const std::exception& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "receivers.otlp/2: cannot listen on 127.0.0.1:" + port + ": Address already in use");
+  }
 }
 
 }  // namespace

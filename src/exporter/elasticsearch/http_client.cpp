@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
+#include "net/stream_timeout.h"
 #include "net/string_body.h"
 #include "net/tls_context.h"
 
@@ -194,7 +195,7 @@ struct HttpClient::Impl {
   template <class Stream>
   beast::error_code exchange(Stream& s, Conn& c, http::request<GatherBody>& req,
                              http::response_parser<net::AppendStringBody>& parser) {
-    c.lowest().expires_after(opt.request_timeout);
+    net::arm_timeout(c.lowest(), opt.request_timeout);
     auto ec = run([&](auto h) { http::async_write(s, req, h); });
     if (ec) return ec;
     // Beast reads only the buffer's free capacity (at least 512 bytes) per recv, and the

@@ -106,7 +106,8 @@ class GrpcClient final : public OtlpClient {
     for (int retries_left = options_.max_retries;; --retries_left) {
       ++st.attempts;
       grpc::ClientContext ctx;  // one per call, by gRPC's rules
-      ctx.set_deadline(std::chrono::system_clock::now() + options_.timeout);
+      if (options_.timeout.count() > 0)  // 0: no deadline, as in the Collector
+        ctx.set_deadline(std::chrono::system_clock::now() + options_.timeout);
       for (const auto& [k, v] : metadata_) ctx.AddMetadata(k, v);
       // The call completes before we return, so the slice can borrow `body` (no copy).
       grpc::Slice slice(body.data(), body.size(), grpc::Slice::STATIC_SLICE);

@@ -19,6 +19,7 @@
 
 #include "compression/gzip.h"
 #include "exporter/otlp/otlp_client.h"
+#include "net/stream_timeout.h"
 #include "net/string_body.h"
 #include "net/tls_context.h"
 
@@ -205,13 +206,13 @@ class HttpClient final : public OtlpClient {
       plain_.emplace(ioc_);
     }
     auto& low = lowest();
-    low.expires_after(options_.timeout);
+    net::arm_timeout(low, options_.timeout);
     low.async_connect(results, [&](beast::error_code e, const tcp::endpoint&) { result = e; });
     run_io();
     if (result) return result;
     low.socket().set_option(tcp::no_delay(true), ec);
     if (secure_) {
-      low.expires_after(options_.timeout);
+      net::arm_timeout(low, options_.timeout);
       secure_->async_handshake(asio::ssl::stream_base::client, [&](beast::error_code e) { result = e; });
       run_io();
     }
@@ -221,7 +222,7 @@ class HttpClient final : public OtlpClient {
   template <class Stream>
   beast::error_code exchange(Stream& stream, http::response<net::AppendStringBody>& res) {
     beast::error_code result;
-    lowest().expires_after(options_.timeout);
+    net::arm_timeout(lowest(), options_.timeout);
     http::async_write(stream, req_, [&](beast::error_code e, std::size_t) {
       result = e;
       if (e) return;

@@ -154,6 +154,25 @@ TEST(OtlpGrpcClient, ErrorsCarryTheStatus) {
   EXPECT_EQ(st.code, static_cast<int>(grpc::StatusCode::UNAVAILABLE));
 }
 
+// A timeout of 0 is none, as in the Collector: before, every request failed at once (and
+// the stage's retries sent it again and again).
+TEST(OtlpClients, ZeroTimeoutMeansNone) {
+  test::RecordingHttpServer http;
+  test::RecordingGrpcServer grpc;
+  for (const auto& [protocol, endpoint] :
+       {std::pair{Protocol::Http, http.endpoint()}, std::pair{Protocol::Grpc, grpc.endpoint()}}) {
+    OtlpClientOptions o;
+    o.protocol = protocol;
+    o.endpoint = endpoint;
+    o.timeout = std::chrono::milliseconds(0);
+    auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(3));
+    ASSERT_TRUE(st.ok) << st.message;
+    EXPECT_EQ(st.attempts, 1);
+  }
+  EXPECT_EQ(http.store().size(), 1u);
+  EXPECT_EQ(grpc.store().size(), 1u);
+}
+
 TEST(ParseExportResponse, ReadsPartialSuccess) {
   std::int64_t rejected = -1;
   std::string msg;
