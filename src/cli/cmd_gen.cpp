@@ -1,5 +1,6 @@
 // `tern gen logs|traces|metrics`: telemetrygen's interface on workers that each own their
 // exporter, rate limiter and request template (src/gen/generator.h, docs/gen.md).
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 
@@ -36,6 +37,10 @@ struct RawFlags {
   std::string metric_type = "Gauge";
   std::string temporality = "cumulative";
   std::string timeout = "10s";
+  // Signed, then checked: CLI11 read "-1" into an unsigned as its largest value (a batch of
+  // 2^64 - 1 items aborted, a count of it never ended).
+  std::int64_t count = 1;
+  std::int64_t batch_size = 1;
 };
 
 void add_common(CLI::App* cmd, GenOptions& o, RawFlags& f) {
@@ -67,7 +72,7 @@ void add_common(CLI::App* cmd, GenOptions& o, RawFlags& f) {
   cmd->add_option("--telemetry-attributes", f.telemetry_attributes,
                   "Attribute on every log record / span / data point, same formats (repeatable)");
   cmd->add_option("--service", o.service, "Service name to use")->capture_default_str();
-  cmd->add_option("--batch-size", o.batch_size, "Items per export request")->capture_default_str();
+  cmd->add_option("--batch-size", f.batch_size, "Items per export request")->capture_default_str();
   cmd->add_option("--otlp-compression", f.compression, "gzip or none")
       ->capture_default_str()
       ->check(CLI::IsMember({"gzip", "none"}));
@@ -109,6 +114,12 @@ std::chrono::nanoseconds duration_flag(const std::string& text, const char* flag
 
 int run(GenOptions& o, const RawFlags& f) {
   o.duration = duration_flag(f.duration, "--duration", &o.infinite);
+  if (f.batch_size < 1) {
+    std::fprintf(stderr, "tern gen: --batch-size must be at least 1\n");
+    return 2;
+  }
+  o.batch_size = static_cast<std::size_t>(f.batch_size);
+  o.count = f.count > 0 ? static_cast<std::uint64_t>(f.count) : 0;  // 0 or less: an error without --duration
   o.client.protocol = f.http ? tern::exporter::otlp::Protocol::Http : tern::exporter::otlp::Protocol::Grpc;
   o.client.endpoint = !f.endpoint.empty() ? f.endpoint : f.http ? "localhost:4318" : "localhost:4317";
   o.client.url_path = f.http_path;
@@ -116,8 +127,8 @@ int run(GenOptions& o, const RawFlags& f) {
   o.client.gzip = f.compression == "gzip";
   o.client.encoding =
       f.encoding == "json" ? tern::exporter::otlp::Encoding::Json : tern::exporter::otlp::Encoding::Proto;
-  o.client.timeout =
-      std::chrono::duration_cast<std::chrono::milliseconds>(duration_flag(f.timeout, "--otlp-timeout"));
+  // Rounded up: 500us truncated to 0, which is no timeout at all.
+  o.client.timeout = std::chrono::ceil<std::chrono::milliseconds>(duration_flag(f.timeout, "--otlp-timeout"));
   for (const auto& a : parse_attrs(f.headers, "--otlp-header")) {
     // Headers are strings on the wire; telemetrygen also accepts key=true.
     const auto& v = a.second;
@@ -183,7 +194,7 @@ void add_signal(CLI::App* gen, tern::pdata::Signal signal) {
   add_common(cmd, *o, *f);
   switch (signal) {
     case tern::pdata::Signal::Logs:
-      cmd->add_option("--logs", o->count,
+      cmd->add_option("--logs", f->count,
                       "Number of logs to generate in each worker (ignored if duration is provided)")
           ->capture_default_str();
       cmd->add_option("--body", o->body, "Body of the log")->capture_default_str();
@@ -195,7 +206,7 @@ void add_signal(CLI::App* gen, tern::pdata::Signal signal) {
       cmd->add_option("--span-id", o->span_id_hex, "SpanID of the log (16 hex digits)");
       break;
     case tern::pdata::Signal::Traces:
-      cmd->add_option("--traces", o->count,
+      cmd->add_option("--traces", f->count,
                       "Number of traces to generate in each worker (ignored if duration is provided)")
           ->capture_default_str();
       cmd->add_option("--child-spans", o->child_spans, "Number of child spans per trace")
@@ -209,7 +220,7 @@ void add_signal(CLI::App* gen, tern::pdata::Signal signal) {
                     "Whether to marshal trace context via HTTP headers (no effect on the data)");
       break;
     case tern::pdata::Signal::Metrics:
-      cmd->add_option("--metrics", o->count,
+      cmd->add_option("--metrics", f->count,
                       "Number of metrics to generate in each worker (ignored if duration is provided)")
           ->capture_default_str();
       cmd->add_option("--metric-type", f->metric_type, "Gauge, Sum, Histogram or ExponentialHistogram")
@@ -231,16 +242,19 @@ void add_signal(CLI::App* gen, tern::pdata::Signal signal) {
   cmd->callback([o, f, signal] {
     if (signal == tern::pdata::Signal::Traces) {
       o->span_duration = duration_flag(f->span_duration, "--span-duration");
-      // telemetrygen numbering: Unset=0, Error=1, Ok=2 (its --status-code help); OTLP has Ok=1, Error=2.
-      const std::string& s = f->status_code;
-      if (s == "Unset" || s == "0")
+      // telemetrygen numbering: Unset=0, Error=1, Ok=2 (its --status-code help); OTLP has Ok=1,
+      // Error=2. Any case, and empty for Unset, as telemetrygen's strings.ToLower switch.
+      std::string s = f->status_code;
+      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (s.empty() || s == "unset" || s == "0")
         o->status_code = 0;
-      else if (s == "Error" || s == "1")
+      else if (s == "error" || s == "1")
         o->status_code = 2;
-      else if (s == "Ok" || s == "2")
+      else if (s == "ok" || s == "2")
         o->status_code = 1;
       else
-        throw CLI::ValidationError("--status-code", "one of Unset, Error, Ok or 0, 1, 2, got " + s);
+        throw CLI::ValidationError("--status-code",
+                                   "one of Unset, Error, Ok or 0, 1, 2, got " + f->status_code);
     }
     if (signal == tern::pdata::Signal::Metrics) {
       const std::string& t = f->metric_type;

@@ -43,12 +43,16 @@ int main(int argc, char** argv) {
     for (const auto& e : entries) names += (names.empty() ? "" : ", ") + e.name;
     std::fprintf(stderr, "tern: unknown command \"%s\" (commands: %s; see tern --help)\n", argv[1],
                  names.c_str());
-    return 109;  // CLI11's code for extra arguments
+    return 2;  // a usage error
   }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {  // a command's own failure, with its own code
+    return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message (or the help); a usage error is exit 2, as in most Unix
+    // tools (CLI11's own codes, 104-114, said nothing a script could rely on).
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tern: error: %s\n", e.what());
     return 1;

@@ -96,7 +96,12 @@ std::optional<Attr> parse_attribute(std::string_view text, std::string& error) {
 
 std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view text, std::string& error) {
   error.clear();
-  if (text == "inf" || text == "Inf" || text == "infinite") return std::nullopt;
+  const auto lower = [](std::string_view t) {
+    std::string l(t);
+    for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return l;
+  };
+  if (lower(text) == "inf" || text == "infinite") return std::nullopt;  // telemetrygen: "inf" in any case
   if (text == "0") return std::chrono::nanoseconds(0);
   if (text.empty()) {
     error = "empty duration";
@@ -104,6 +109,13 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view text,
   }
   double total_ns = 0;
   std::string_view s = text;
+  // Go's sign: a negative duration is not a duration to run for (the count decides).
+  const bool negative = s.front() == '-';
+  if (s.front() == '-' || s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) {
+    error = "invalid duration \"" + std::string(text) + "\"";
+    return std::nullopt;
+  }
   while (!s.empty()) {
     std::size_t n = 0;
     while (n < s.size() && ((s[n] >= '0' && s[n] <= '9') || s[n] == '.')) ++n;
@@ -143,7 +155,14 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view text,
     }
     total_ns += *value * mult;
   }
-  return std::chrono::nanoseconds(static_cast<std::int64_t>(total_ns));
+  // As Go's time.ParseDuration: beyond an int64 of nanoseconds (~292 years) is invalid (the
+  // cast overflowed, and ran for a moment or not at all).
+  if (!(total_ns < 9.2233720368547758e18)) {
+    error = "invalid duration \"" + std::string(text) + "\": too large";
+    return std::nullopt;
+  }
+  const auto ns = static_cast<std::int64_t>(total_ns);
+  return std::chrono::nanoseconds(negative ? -ns : ns);
 }
 
 // ---------------------------------------------------------------- latency histogram
@@ -299,6 +318,7 @@ class LogsTemplate final : public Template {
       r.body = pdata::AnyValue::string(body);
       r.trace_id = tid;
       r.span_id = sid;
+      r.attributes.push_back({"app", pdata::AnyValue::string("server")});  // as telemetrygen's records
       add_attributes(r.attributes, o.telemetry_attributes, a);
     }
     records_ = &sl.log_records;
@@ -322,7 +342,7 @@ class TracesTemplate final : public Template {
  public:
   TracesTemplate(const GenOptions& o, std::size_t batch, std::uint64_t seed)
       : json_(o.client.encoding == exporter::otlp::Encoding::Json),
-        per_trace_(1 + o.child_spans),
+        per_trace_(1 + std::max(1u, o.child_spans)),  // telemetrygen: at least one child
         span_ns_(static_cast<std::uint64_t>(o.span_duration.count())),
         rng_{seed} {
     const auto& a = data_.arena;
@@ -342,7 +362,7 @@ class TracesTemplate final : public Template {
       root.attributes.push_back({"network.peer.address", pdata::AnyValue::string("1.2.3.4")});
       root.attributes.push_back({"peer.service", pdata::AnyValue::string("telemetrygen-server")});
       add_attributes(root.attributes, o.telemetry_attributes, a);
-      for (unsigned c = 0; c < o.child_spans; ++c) {
+      for (std::size_t c = 0; c + 1 < per_trace_; ++c) {
         auto& child = ss.spans.emplace_back(a);
         child.name = a.copy("okey-dokey-" + std::to_string(c));
         child.kind = pdata::SpanKind::Server;
@@ -366,9 +386,16 @@ class TracesTemplate final : public Template {
         pdata::Span& sp = trace[s];
         sp.trace_id = tid;
         rng_.fill(sp.span_id);
-        if (s > 0) sp.parent_span_id = trace[0].span_id;
-        sp.start_time_unix_nano = now_ns;
-        sp.end_time_unix_nano = now_ns + span_ns_;
+        // telemetrygen's timing: child i runs [now + i d, now + (i+1) d], one after another,
+        // and the root spans them all.
+        if (s > 0) {
+          sp.parent_span_id = trace[0].span_id;
+          sp.start_time_unix_nano = now_ns + (s - 1) * span_ns_;
+          sp.end_time_unix_nano = sp.start_time_unix_nano + span_ns_;
+        } else {
+          sp.start_time_unix_nano = now_ns;
+          sp.end_time_unix_nano = now_ns + (per_trace_ - 1) * span_ns_;
+        }
       }
     }
     encode(data_, json_, buf);
@@ -506,14 +533,24 @@ class MetricsTemplate final : public Template {
 class TokenBucket {
  public:
   TokenBucket(double rate, double burst) : rate_(rate), burst_(burst), tokens_(burst), last_(Clock::now()) {}
-  void acquire(double n) {
-    if (rate_ <= 0) return;
+  // Waits for n tokens and takes them; false, taking none, when `stop()` turns true or the
+  // deadline comes first. The wait goes in slices: one sleep for the whole wait ignored
+  // SIGINT (up to 1 / rate seconds) and ran past --duration.
+  template <class Stop>
+  bool acquire(double n, Clock::time_point deadline, Stop&& stop) {
+    if (rate_ <= 0) return true;
     refill();
-    if (tokens_ < n) {
-      std::this_thread::sleep_for(std::chrono::duration<double>((n - tokens_) / rate_));
+    while (tokens_ < n) {
+      if (stop()) return false;
+      const auto now = Clock::now();
+      if (now >= deadline) return false;
+      const double wait = std::min((n - tokens_) / rate_, kSlice);
+      std::this_thread::sleep_until(std::min(
+          deadline, now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait))));
       refill();
     }
     tokens_ -= n;
+    return true;
   }
 
  private:
@@ -522,6 +559,7 @@ class TokenBucket {
     tokens_ = std::min(burst_, tokens_ + std::chrono::duration<double>(now - last_).count() * rate_);
     last_ = now;
   }
+  static constexpr double kSlice = 0.05;  // seconds: how late a stop may be noticed
   double rate_, burst_, tokens_;
   Clock::time_point last_;
 };
@@ -558,12 +596,17 @@ std::unique_ptr<Template> make_template(const GenOptions& o, unsigned worker, st
 void run_worker(const GenOptions& o, unsigned index, exporter::otlp::OtlpClient& client,
                 Clock::time_point deadline, Shared& shared, Progress& progress, WorkerResult& res) {
   auto tmpl = make_template(o, index, now_unix_nano());
+  // --rate counts what telemetrygen's limiter counts: log records, data points, and spans
+  // (it waits once for a trace's root and once per child).
+  const double tokens_per_item = static_cast<double>(tmpl->events_per_item());
   // Capacity: one request plus 50 ms of rate. The 50 ms absorb sleep overshoot (without
   // them a loaded machine runs ~10 % under --rate), yet a worker that fell behind by more
   // (a slow export) does not burst to catch up.
-  TokenBucket bucket(o.rate, static_cast<double>(std::max<std::size_t>(o.batch_size, 1)) + o.rate * 0.05);
+  TokenBucket bucket(
+      o.rate, static_cast<double>(std::max<std::size_t>(o.batch_size, 1)) * tokens_per_item + o.rate * 0.05);
   std::string buf;
   const bool timed = o.duration.count() > 0 || o.infinite;
+  const Clock::time_point until = timed && !o.infinite ? deadline : Clock::time_point::max();
   std::uint64_t attempted = 0;
   while (!shared.stopped()) {
     std::size_t n = o.batch_size;
@@ -571,8 +614,9 @@ void run_worker(const GenOptions& o, unsigned index, exporter::otlp::OtlpClient&
       if (attempted >= o.count) break;
       n = static_cast<std::size_t>(std::min<std::uint64_t>(n, o.count - attempted));
     }
-    bucket.acquire(static_cast<double>(n));
-    if (!o.infinite && timed && Clock::now() >= deadline) break;
+    if (!bucket.acquire(static_cast<double>(n) * tokens_per_item, until, [&] { return shared.stopped(); }))
+      break;
+    if (shared.stopped() || Clock::now() >= until) break;
     const std::uint64_t events = tmpl->prepare(n, now_unix_nano(), buf);
     const auto t0 = Clock::now();
     auto status = client.export_request(o.signal, buf);
@@ -601,10 +645,32 @@ void run_worker(const GenOptions& o, unsigned index, exporter::otlp::OtlpClient&
 
 }  // namespace
 
+namespace {
+// telemetrygen's parseSeverity: a well-known severity text must name its number's range.
+std::string check_severity(const std::string& text, std::int32_t number) {
+  if (number < 1 || number > 24) return "severity-number is out of range, the valid range is [1,24]";
+  static constexpr std::pair<const char*, std::int32_t> kRanges[] = {
+      {"Trace", 1}, {"Debug", 5}, {"Info", 9}, {"Warn", 13}, {"Error", 17}, {"Fatal", 21}};
+  for (const auto& [name, low] : kRanges) {
+    if (text != name) continue;
+    if (number < low || number > low + 3)
+      return "severity text \"" + text + "\" does not match severity number " + std::to_string(number) +
+             ", the valid range is [" + std::to_string(low) + "," + std::to_string(low + 3) + "]";
+  }
+  return {};
+}
+}  // namespace
+
 std::string validate(const GenOptions& o) {
   if (o.workers == 0) return "--workers must be at least 1";
+  // Each worker owns a client, a connection and a thread: beyond this the machine runs out
+  // of memory before it runs out of load (100,000 workers took 24 GB).
+  if (o.workers > kMaxWorkers) return "--workers must be at most " + std::to_string(kMaxWorkers);
   if (o.batch_size == 0) return "--batch-size must be at least 1";
-  if (o.rate < 0) return "--rate must not be negative";
+  if (o.batch_size > kMaxBatchSize) return "--batch-size must be at most " + std::to_string(kMaxBatchSize);
+  if (!std::isfinite(o.rate) || o.rate < 0) return "--rate must be a number of items per second, 0 or more";
+  if (o.signal == pdata::Signal::Logs)
+    if (auto err = check_severity(o.severity_text, o.severity_number); !err.empty()) return err;
   if (o.duration.count() <= 0 && !o.infinite && o.count == 0)
     return std::string("either `") + std::string(pdata::to_string(o.signal)) +
            "` or `duration` must be greater than 0";
@@ -630,7 +696,10 @@ GenResult run_generator(const GenOptions& o, const ClientFactory& factory, const
   for (unsigned i = 0; i < o.workers; ++i) clients.push_back(factory(i));
 
   const auto start = Clock::now();
-  const auto deadline = start + o.duration;
+  // Saturated: start + a duration of centuries overflowed into the past.
+  const auto deadline = o.duration >= Clock::time_point::max() - start
+                            ? Clock::time_point::max()
+                            : start + std::chrono::duration_cast<Clock::duration>(o.duration);
   std::vector<std::thread> threads;
   threads.reserve(o.workers);
   for (unsigned i = 0; i < o.workers; ++i)

@@ -65,7 +65,7 @@ struct GenOptions {
   std::string trace_id_hex;  // 32 hex digits or empty
   std::string span_id_hex;   // 16 hex digits or empty
   // traces
-  unsigned child_spans = 1;
+  unsigned child_spans = 1;  // at least 1, as telemetrygen (0 is taken as 1)
   std::chrono::nanoseconds span_duration{123'000};
   int status_code = 0;  // 0 Unset, 1 Ok, 2 Error (OTLP numbering)
   bool marshal = false;
@@ -129,5 +129,7 @@ std::string format_report(const GenOptions& options, const GenResult& result);
 
 // Validates the options (ids, batch size, counts); returns an error message or empty.
 std::string validate(const GenOptions& options);
+constexpr unsigned kMaxWorkers = 4096;
+constexpr std::size_t kMaxBatchSize = 1'000'000;
 
 }  // namespace tern::gen

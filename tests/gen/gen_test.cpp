@@ -2,7 +2,10 @@
 // structure of what arrives, failure handling, and the CLI's exit code and report.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <csignal>
 #include <set>
+#include <thread>
 
 #include "exporter/otlp/test_servers.h"
 #include "gen/generator.h"
@@ -81,6 +84,8 @@ TEST(GenLogs, EveryWorkerSendsItsCountWithTheRequestedContent) {
           EXPECT_EQ(rec.span_id[7], 0x18);
           EXPECT_NE(rec.time_unix_nano, 0u);
           EXPECT_EQ(str(pdata::find_attribute(rec.attributes, "k")), "v");
+          EXPECT_EQ(str(pdata::find_attribute(rec.attributes, "app")), "server");  // as telemetrygen's
+          EXPECT_EQ(rec.attributes[0].key, "app");
           auto* flag = pdata::find_attribute(rec.attributes, "flag");
           ASSERT_NE(flag, nullptr);
           EXPECT_TRUE(flag->bool_value);
@@ -177,15 +182,19 @@ TEST(GenTraces, ParentChildStructure) {
     ASSERT_NE(root, nullptr);
     EXPECT_EQ(root->name, "lets-go");
     EXPECT_EQ(root->kind, pdata::SpanKind::Client);
+    // telemetrygen's timing: children one after another, the root spanning them.
+    EXPECT_EQ(root->end_time_unix_nano - root->start_time_unix_nano, 2 * 500'000u);
     for (const auto& sp : spans) {
       span_ids.insert(sp.span_id);
       EXPECT_EQ(sp.status.code, pdata::StatusCode::Error);
-      EXPECT_EQ(sp.end_time_unix_nano - sp.start_time_unix_nano, 500'000u);
       EXPECT_EQ(str(pdata::find_attribute(sp.attributes, "k")), "v");
       if (&sp == root) continue;
+      EXPECT_EQ(sp.end_time_unix_nano - sp.start_time_unix_nano, 500'000u);
       EXPECT_EQ(sp.parent_span_id, root->span_id);
       EXPECT_EQ(sp.kind, pdata::SpanKind::Server);
-      EXPECT_EQ(sp.name.substr(0, 11), "okey-dokey-");
+      ASSERT_EQ(sp.name.substr(0, 11), "okey-dokey-");
+      const std::uint64_t i = std::stoull(std::string(sp.name.substr(11)));
+      EXPECT_EQ(sp.start_time_unix_nano, root->start_time_unix_nano + i * 500'000u) << sp.name;
     }
   }
   EXPECT_EQ(span_ids.size(), 18u);  // unique across workers and requests
@@ -328,6 +337,23 @@ TEST(GenRate, ThrottledRunSendsAboutRateTimesDuration) {
   }
 }
 
+// --rate counts spans for traces, as telemetrygen's limiter (a wait for the root and one per
+// child): a trace of 1 + 3 spans takes 4 tokens. Counts only, never timing: the bucket holds
+// 4 + 20 * 0.05 tokens and gains 20 * 0.5 in the run, so at most 15 spans (3 traces) get
+// through per worker; counting traces it would have been about 11.
+TEST(GenRate, TracesAreThrottledBySpans) {
+  test::RecordingHttpServer server;
+  GenOptions o = http_options(server, pdata::Signal::Traces);
+  o.child_spans = 3;
+  o.rate = 20;
+  o.duration = std::chrono::milliseconds(500);
+  auto r = run_generator(o, factory(o));
+  ASSERT_FALSE(r.failed) << r.error;
+  EXPECT_GE(r.workers[0].items, 1u);
+  EXPECT_LE(r.workers[0].items, 3u);
+  EXPECT_EQ(r.workers[0].events, 4 * r.workers[0].items);
+}
+
 TEST(GenFailures, FirstFailureEndsTheRun) {
   GenOptions o;
   o.signal = pdata::Signal::Logs;
@@ -382,6 +408,62 @@ TEST(GenParse, AttributesAndDurations) {
   EXPECT_FALSE(parse_go_duration("1.2.3s", err));
   EXPECT_NE(err.find("invalid duration"), std::string::npos);
   EXPECT_FALSE(parse_attribute("n=12abc", err));  // not a number, and not a quoted string
+  // As Go: "inf" in any case, a sign, and nothing beyond an int64 of nanoseconds.
+  EXPECT_FALSE(parse_go_duration("INF", err));
+  EXPECT_TRUE(err.empty());
+  EXPECT_EQ(parse_go_duration("-5s", err)->count(), -5'000'000'000);
+  EXPECT_EQ(parse_go_duration("+2ms", err)->count(), 2'000'000);
+  EXPECT_EQ(parse_go_duration("2562047h", err)->count(), 2562047LL * 3600 * 1'000'000'000);
+  EXPECT_FALSE(parse_go_duration("3000000h", err));
+  EXPECT_NE(err.find("too large"), std::string::npos) << err;
+  EXPECT_FALSE(parse_go_duration("-", err));
+}
+
+// telemetrygen's checks: a severity text of the well-known six must name its number's range.
+TEST(GenValidate, SeverityTextMatchesItsNumber) {
+  GenOptions o;
+  o.severity_text = "Info";
+  o.severity_number = 17;
+  EXPECT_EQ(validate(o),
+            "severity text \"Info\" does not match severity number 17, the valid range is [9,12]");
+  o.severity_text = "Error";
+  EXPECT_EQ(validate(o), "");
+  o.severity_text = "custom";  // not one of the six: any number
+  o.severity_number = 3;
+  EXPECT_EQ(validate(o), "");
+  o.rate = std::nan("");
+  EXPECT_NE(validate(o), "");
+  o.rate = 0;
+  o.workers = kMaxWorkers + 1;
+  EXPECT_NE(validate(o), "");
+}
+
+// Headers are checked before anything is sent: gRPC aborted on a metadata key it refuses,
+// HTTP sent a CR LF in a value as a header line of its own.
+TEST(GenClient, BadHeadersPortsAndPaths) {
+  for (auto protocol : {Protocol::Http, Protocol::Grpc}) {
+    exporter::otlp::OtlpClientOptions o;
+    o.protocol = protocol;
+    o.endpoint = "127.0.0.1:4318";
+    o.headers = {{"bad key", "v"}};
+    EXPECT_THROW(exporter::otlp::make_otlp_client(o), std::invalid_argument);
+    o.headers = {{"", "v"}};
+    EXPECT_THROW(exporter::otlp::make_otlp_client(o), std::invalid_argument);
+    o.headers = {{"a", "b\r\nX-Injected: y"}};
+    EXPECT_THROW(exporter::otlp::make_otlp_client(o), std::invalid_argument);
+    o.headers = {{"x-api-key", "secret value"}};
+    EXPECT_NO_THROW(exporter::otlp::make_otlp_client(o));
+  }
+  exporter::otlp::OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = "127.0.0.1:99999";
+  EXPECT_THROW(exporter::otlp::make_otlp_client(o), std::invalid_argument);
+  // A path without its leading slash still makes a valid request line.
+  test::RecordingHttpServer server;
+  o.endpoint = server.endpoint();
+  o.url_path = "v1/custom";
+  ASSERT_TRUE(exporter::otlp::make_otlp_client(o)->export_request(pdata::Signal::Logs, "").ok);
+  EXPECT_EQ(server.store().requests().at(0).path, "/v1/custom");
 }
 
 TEST(GenLatency, HistogramQuantiles) {
@@ -453,6 +535,47 @@ TEST(GenCli, ReportLinesAndFailureExitCode) {
                      server.endpoint(), "--trace-id", "xyz"});
     EXPECT_EQ(p.wait(std::chrono::seconds(30)), 2) << p.output();
     EXPECT_NE(p.output().find("--trace-id must be 32 hex digits"), std::string::npos) << p.output();
+  }
+  // Bad flags: exit 2 with a message, never a crash (an abort, 134) or a run without end.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"logs", "--batch-size", "-1"}, "--batch-size must be at least 1"},
+      {{"logs", "--logs", "-1"}, "either `logs` or `duration` must be greater than 0"},
+      {{"logs", "--otlp-header", "bad key=\"v\""}, "header \"bad key\""},
+      {{"logs", "--otlp-http", "--otlp-header", "a=\"b\r\nX-Injected: y\""}, "header \"a\""},
+      {{"logs", "--severity-text", "Info", "--severity-number", "17"}, "does not match severity number 17"},
+      {{"logs", "--duration", "3000000h"}, "too large"},
+      {{"logs", "--rate", "nan"}, "--rate"},
+      {{"logs", "--no-such-flag"}, "--no-such-flag"},
+  };
+  for (const auto& [args, message] : bad) {
+    std::vector<std::string> argv = {tern, "gen"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--otlp-insecure", "--otlp-endpoint", server.endpoint()});
+    test::Process p(argv);
+    EXPECT_EQ(p.wait(std::chrono::seconds(30)), 2) << args[1] << ": " << p.output();
+    EXPECT_NE(p.output().find(message), std::string::npos) << p.output();
+  }
+  {
+    // telemetrygen's status codes in any case.
+    test::Process p({tern, "gen", "traces", "--otlp-http", "--otlp-insecure", "--otlp-endpoint",
+                     server.endpoint(), "--status-code", "error"});
+    ASSERT_EQ(p.wait(std::chrono::seconds(30)), 0) << p.output();
+    pdata::TracesData d;
+    ASSERT_FALSE(otlp::decode_traces_proto(server.store().requests().back().body, d).has_value());
+    EXPECT_EQ(d.resource_spans[0].scope_spans[0].spans.at(0).status.code, pdata::StatusCode::Error);
+  }
+  {
+    // SIGINT ends a run that waits for its rate at once (the sleep for the next token, 20 s
+    // at this rate, ignored it), and nothing more is sent after it.
+    const std::size_t before = server.store().size();
+    test::Process p({tern, "gen", "logs", "--otlp-http", "--otlp-insecure", "--otlp-endpoint",
+                     server.endpoint(), "--rate", "0.05", "--duration", "inf"});
+    for (int i = 0; i < 3000 && server.store().size() == before; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_EQ(server.store().size(), before + 1) << p.output();
+    p.signal(SIGINT);
+    EXPECT_EQ(p.wait(std::chrono::seconds(10)), 0) << "still waiting for its rate: " << p.output();
+    EXPECT_EQ(server.store().size(), before + 1);
   }
   {
     // Without --otlp-insecure the connection is TLS (as telemetrygen's), which this

@@ -65,8 +65,11 @@ ParsedEndpoint parse_http_endpoint(std::string_view ep, bool tls_options) {
     host = ep.substr(0, colon);
     port = ep.substr(colon + 1);
   }
-  if (host.empty() || port.empty() || port.find_first_not_of("0123456789") != std::string_view::npos)
-    throw std::invalid_argument("bad OTLP/HTTP endpoint [" + std::string(ep) + "], expected host:port");
+  if (host.empty() || port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string_view::npos || std::stoul(std::string(port)) == 0 ||
+      std::stoul(std::string(port)) > 65535)
+    throw std::invalid_argument("bad OTLP/HTTP endpoint [" + std::string(ep) +
+                                "], expected host:port (port 1-65535)");
   out.host = std::string(host);
   out.port = std::string(port);
   return out;
@@ -93,6 +96,8 @@ class HttpClient final : public OtlpClient {
  public:
   explicit HttpClient(const OtlpClientOptions& o)
       : options_(o), endpoint_(parse_http_endpoint(o.endpoint, o.tls.has_value())) {
+    // "v1/logs" made the request line "POST v1/logs HTTP/1.1"; a URL path starts with '/'.
+    if (!options_.url_path.empty() && options_.url_path.front() != '/') options_.url_path.insert(0, "/");
     if (endpoint_.tls) {
       tls_options_ = o.tls.value_or(net::TlsClientOptions{});  // https:// alone: the defaults
       tls_.emplace(net::make_client_context(tls_options_));
