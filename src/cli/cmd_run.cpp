@@ -7,8 +7,11 @@
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -18,6 +21,17 @@
 #include "service/collector.h"
 
 namespace {
+
+// The soft limit on open files up to the hard one, as Go's runtime does for the Collector:
+// a collector holds a descriptor per followed file and per connection, and the soft default
+// (1024) is a limit for interactive shells, not for a server.
+void raise_open_file_limit() {
+  struct rlimit rl {};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max) return;
+  rl.rlim_cur = rl.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &rl) != 0)
+    spdlog::debug("cannot raise the open-file limit: {}", std::strerror(errno));
+}
 
 struct RunOptions {
   std::string path;
@@ -72,6 +86,7 @@ int run(const RunOptions& opts) {
     return 1;
   }
   setup_logging(loaded.config.telemetry);
+  raise_open_file_limit();
   std::unique_ptr<tern::service::Collector> collector;
   try {
     collector = std::make_unique<tern::service::Collector>(loaded.config);

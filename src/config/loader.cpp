@@ -1736,6 +1736,26 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
                             rc.id.str(), f->storage, suggest(f->storage, names)));
     }
   }
+  // Each filelog receiver keeps its offsets in <storage>/filelog-<id, '/' as '_'>.json: two
+  // ids that map to one name (filelog/a/b, filelog/a_b) would overwrite each other's
+  // checkpoint and read their files again after a restart.
+  {
+    std::map<std::string, std::string> owner;  // checkpoint path -> receiver id
+    for (const auto& rc : cfg.receivers) {
+      const auto* f = std::get_if<FilelogReceiverConfig>(&rc.settings);
+      if (!f || f->storage.empty()) continue;
+      std::string file = rc.id.str();
+      std::replace(file.begin(), file.end(), '/', '_');
+      const std::string path =
+          (std::filesystem::path(f->storage) / ("filelog-" + file + ".json")).lexically_normal().string();
+      auto [it, inserted] = owner.emplace(path, rc.id.str());
+      if (!inserted)
+        ctx.error(root["receivers"][rc.id.str()].Mark(),
+                  fmt::format("receivers.{}: its checkpoint file {} is also that of receivers.{} (ids that "
+                              "differ only by '/' and '_'); rename one of them",
+                              rc.id.str(), path, it->second));
+    }
+  }
   // An exporter's sending_queue.storage must name a file_storage extension: its disk queue
   // goes into a directory of its own there, exporter_<type>[_<name>] (the Collector
   // keeps one queue per exporter in the extension too).

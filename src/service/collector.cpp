@@ -266,12 +266,10 @@ void starting(const std::string& component, Start&& start) {
 void Collector::start() {
   auto& i = *impl_;
   try {
+    // Exporters, then the extensions and the metrics endpoint, and the receivers last: data
+    // flows in only once everything it needs is up, and followed files (bounded by the
+    // open-file budget) cannot take the descriptors the listeners need.
     for (auto& [id, e] : i.exporters) e->start();
-    for (auto& [id, r] : i.receivers) {
-      starting("receivers." + id, [&] { r->start(); });
-      spdlog::info("receiver {} listening: http port {}, grpc port {}", id, r->http_port(), r->grpc_port());
-    }
-    for (auto& [id, r] : i.file_receivers) starting("receivers." + id, [&] { r->start(); });
     for (const auto& ext_id : i.config.service_extensions) {
       const auto* ext = find(i.config.extensions, ext_id);
       if (!ext) continue;
@@ -324,6 +322,11 @@ void Collector::start() {
       starting("service.telemetry.metrics", [&] { i.metrics_port = i.metrics_server->start(); });
       spdlog::info("internal metrics on http://{}:{}/metrics", host, i.metrics_port);
     }
+    for (auto& [id, r] : i.receivers) {
+      starting("receivers." + id, [&] { r->start(); });
+      spdlog::info("receiver {} listening: http port {}, grpc port {}", id, r->http_port(), r->grpc_port());
+    }
+    for (auto& [id, r] : i.file_receivers) starting("receivers." + id, [&] { r->start(); });
   } catch (...) {
     shutdown(std::chrono::milliseconds(0));
     throw;

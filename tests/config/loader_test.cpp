@@ -2343,5 +2343,24 @@ service:
   EXPECT_EQ(normal.config.telemetry.metrics_address, "127.0.0.1:8888");
 }
 
+// filelog/a/b and filelog/a_b would keep their offsets in one file, each overwriting the
+// other's: after a restart one of them read its files again.
+TEST(Loader, FilelogCheckpointNamesMustNotCollide) {
+  auto r = load(R"(
+receivers:
+  filelog/a/b: {include: [/tmp/x/*.log], storage: /tmp/state}
+  filelog/a_b: {include: [/tmp/y/*.log], storage: /tmp/state}
+exporters:
+  debug: {}
+service:
+  pipelines:
+    logs: {receivers: [filelog/a/b, filelog/a_b], exporters: [debug]}
+)");
+  EXPECT_THAT(errors(r),
+              ElementsAre("t.yaml:3:16: error: receivers.filelog/a_b: its checkpoint file "
+                          "/tmp/state/filelog-filelog_a_b.json is also that of receivers.filelog/a/b "
+                          "(ids that differ only by '/' and '_'); rename one of them"));
+}
+
 }  // namespace
 }  // namespace tern::config

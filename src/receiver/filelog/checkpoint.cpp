@@ -274,14 +274,17 @@ void CheckpointTracker::after_change() {
   if (now) persist_if_changed();
 }
 
-bool CheckpointTracker::persist_if_changed() {
+bool CheckpointTracker::persist_if_changed() { return write(false); }
+bool CheckpointTracker::persist() { return write(true); }
+
+bool CheckpointTracker::write(bool always) {
   if (path_.empty()) return true;
   std::lock_guard wlock(write_mu_);
   std::string text;
   std::uint64_t version;
   {
     std::lock_guard lock(mu_);
-    if (version_ == written_version_) return true;
+    if (!always && version_ == written_version_) return true;
     version = version_;
     text = format_checkpoint(committed_);
   }

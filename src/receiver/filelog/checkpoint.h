@@ -69,6 +69,9 @@ class CheckpointTracker {
   // Writes the checkpoint if it changed since the last write. False on a write error
   // (logged; retried at the next call).
   bool persist_if_changed();
+  // Writes the checkpoint whether it changed or not (the receiver's first one: its very
+  // existence says that `start_at: end` has been applied).
+  bool persist();
   // From now on every change is written at once (the receiver's thread is gone, tokens
   // may still settle while the exporters drain).
   void detach();
@@ -81,6 +84,7 @@ class CheckpointTracker {
   bool wait_unsettled_below(std::size_t n, std::chrono::milliseconds timeout);
 
  private:
+  bool write(bool always);
   enum class Kind { kBatch, kSet, kForget };
   struct Op {
     Kind kind = Kind::kBatch;

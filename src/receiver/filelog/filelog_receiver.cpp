@@ -6,6 +6,7 @@
 #include <re2/re2.h>
 #include <simdjson.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -208,6 +209,18 @@ struct FilelogReceiver::Impl {
     lines_pending = 0;
   }
   Clock::time_point last_persist = Clock::now();
+  // How many files may be open at once: max_concurrent_files, and never so many that the
+  // rest of the process (exporter connections, listeners) finds no descriptor left: opened
+  // without bound, the files took them all and the collector aborted on the next socket.
+  std::size_t open_budget = std::min<std::uint64_t>(config.max_concurrent_files, descriptor_budget());
+  bool budget_warned = false;
+  static std::size_t descriptor_budget() {
+    struct rlimit rl {};
+    if (::getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return SIZE_MAX;
+    const auto limit = static_cast<std::size_t>(rl.rlim_cur);
+    const std::size_t reserve = std::max<std::size_t>(64, limit / 4);
+    return limit > reserve ? limit - reserve : 1;
+  }
 
   bool utf8() const { return config.encoding != "nop"; }
 
@@ -233,23 +246,38 @@ struct FilelogReceiver::Impl {
     return p == c || p.string() == c.string() + ".tmp";
   }
 
+  // Directories glob() could not read, by the callback below (glob's callback takes no
+  // user data; one scan runs at a time per thread).
+  static thread_local std::vector<std::pair<std::string, int>>* glob_errors;
+  static int on_glob_error(const char* path, int error) {
+    if (glob_errors) glob_errors->emplace_back(path, error);
+    return 0;  // go on with the rest of the pattern
+  }
+
   std::set<std::string> match() {
     std::set<std::string> paths;
+    std::vector<std::pair<std::string, int>> unreadable;
+    glob_errors = &unreadable;
     for (const auto& pattern : config.include) {
       glob_t g{};
-      const int rc = ::glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g);
+      const int rc = ::glob(pattern.c_str(), GLOB_NOSORT, on_glob_error, &g);
       if (rc == 0)
         for (std::size_t i = 0; i < g.gl_pathc; ++i) paths.insert(g.gl_pathv[i]);
       else if (rc != GLOB_NOMATCH)
-        file_error(pattern, "cannot expand the pattern (a directory is unreadable?)");
+        file_error(pattern, "cannot expand the pattern");
       ::globfree(&g);
     }
+    glob_errors = nullptr;
+    for (const auto& [dir, error] : unreadable)  // was silent: its files just did not match
+      if (error != ENOENT && error != ENOTDIR)
+        file_error(dir, std::string("cannot read the directory: ") + std::strerror(error));
     for (auto it = paths.begin(); it != paths.end();) {
       // Our own checkpoint (and its temporary file) is never followed, whatever the patterns.
       bool excluded =
           !checkpoint_path.empty() && it->rfind(".json") != std::string::npos && is_checkpoint(*it);
       for (const auto& ex : config.exclude)
-        if (::fnmatch(ex.c_str(), it->c_str(), FNM_PATHNAME | FNM_PERIOD) == 0) excluded = true;
+        // No FNM_PERIOD: an include that names dot-files must be able to exclude some of them.
+        if (::fnmatch(ex.c_str(), it->c_str(), FNM_PATHNAME) == 0) excluded = true;
       it = excluded ? paths.erase(it) : std::next(it);
     }
     return paths;
@@ -260,7 +288,11 @@ struct FilelogReceiver::Impl {
     for (const auto& path : match()) {
       struct stat st {};
       if (::stat(path.c_str(), &st) != 0) {
-        if (errno != ENOENT) file_error(path, std::string("stat: ") + std::strerror(errno));
+        struct stat link {};
+        if (errno != ENOENT)
+          file_error(path, std::string("stat: ") + std::strerror(errno));
+        else if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+          file_error(path, "a symbolic link to nothing (dangling); skipped");
         continue;
       }
       if (!S_ISREG(st.st_mode)) {
@@ -292,6 +324,10 @@ struct FilelogReceiver::Impl {
     // writer that had not reopened its file yet loses nothing.
     for (auto it = files.begin(); it != files.end();) {
       File& f = *it->second;
+      // Not matched, but still at its path (a directory unreadable for a moment, a stat
+      // that failed): the same file, followed on. Taken for rotated, it was closed, dropped
+      // from the checkpoint and, matched again, read once more from offset 0.
+      if (!f.seen && still_at_path(f)) f.seen = true;
       if (f.seen || !f.rotated || f.data_since_scan) {
         if (!f.seen && !f.rotated) spdlog::debug("filelog {}: {} was rotated or deleted", id, f.path);
         f.rotated = !f.seen;
@@ -315,7 +351,26 @@ struct FilelogReceiver::Impl {
     }
   }
 
+  // True unless the path now names nothing or another file: a stat that cannot tell (a
+  // directory on the way without search permission, EACCES) keeps the file followed.
+  static bool still_at_path(const File& f) {
+    struct stat st {};
+    if (::stat(f.path.c_str(), &st) != 0) return errno != ENOENT && errno != ENOTDIR;
+    return FileKey{st.st_dev, st.st_ino} == f.key;
+  }
+
   void open_new(const std::string& path) {
+    if (files.size() >= open_budget) {
+      if (!budget_warned) {
+        budget_warned = true;
+        spdlog::warn(
+            "filelog {}: more files match than can be followed at once ({}: max_concurrent_files, "
+            "and the process's open-file limit less a reserve for connections); the others are "
+            "opened as followed files are closed",
+            id, open_budget);
+      }
+      return;
+    }
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
       file_error(path, std::string("cannot open: ") + std::strerror(errno));
@@ -733,6 +788,8 @@ struct FilelogReceiver::Impl {
   }
 };
 
+thread_local std::vector<std::pair<std::string, int>>* FilelogReceiver::Impl::glob_errors = nullptr;
+
 FilelogReceiver::FilelogReceiver(std::string id, const config::FilelogReceiverConfig& config,
                                  pipeline::Consumer& consumer, FilelogReceiverOptions options)
     : impl_(std::make_unique<Impl>(std::move(id), config, consumer, options)) {}
@@ -760,6 +817,10 @@ void FilelogReceiver::start() {
     }
   }
   im.scan();
+  // Written at once, matched files or not: without it a first run that ended before the
+  // first periodic write (or matched nothing) left no checkpoint, and the next start
+  // applied `start_at: end` again, skipping what was written in between.
+  if (!im.checkpoint_path.empty()) im.tracker->persist();
   im.thread = std::thread([&im] { im.run(); });
 }
 
