@@ -11,6 +11,7 @@ namespace tern::sdk::logs {
 namespace {
 
 using testing::GatedExporter;
+using testing::SlowExporter;
 using testing::WaitFor;
 using namespace std::chrono_literals;
 
@@ -145,6 +146,49 @@ TEST(BatchProcessorTest, ForceFlushTimesOutOnStuckExporterThenSucceeds) {
   EXPECT_TRUE(p.ForceFlush(20s));  // a timed-out flush leaves the processor usable
   EXPECT_EQ(memory->record_count(), 2u);
   EXPECT_EQ(p.dropped_count(), 0u);
+}
+
+// milliseconds::max() is "no limit" (the OpenTelemetry C++ SDK's default): the calls wait
+// for the exporter instead of overflowing into a deadline in the past and failing at once.
+TEST(BatchProcessorTest, NoTimeLimitWaitsForTheExporter) {
+  auto memory = std::make_shared<InMemoryLogRecordExporter>();
+  auto slow = std::make_shared<SlowExporter>(memory, 300ms);
+  BatchLogRecordProcessor p(slow, Options(64, 32));
+  EmitSeq(p, 0);
+  EXPECT_TRUE(p.ForceFlush(std::chrono::milliseconds::max()));
+  EXPECT_EQ(memory->record_count(), 1u);
+  EmitSeq(p, 1);
+  EXPECT_TRUE(p.Shutdown(std::chrono::milliseconds::max()));
+  EXPECT_EQ(memory->record_count(), 2u);
+  EXPECT_EQ(memory->shutdown_calls(), 1);
+  EXPECT_EQ(p.dropped_count(), 0u);
+}
+
+// The exporter's ForceFlush/Shutdown get what is left of the caller's deadline, not a
+// fixed 5 s: an exporter still sending (Elasticsearch) fails what is unsent when its
+// own timeout runs out.
+TEST(BatchProcessorTest, ExporterGetsTheTimeLeftOfTheCallersTimeout) {
+  auto memory = std::make_shared<InMemoryLogRecordExporter>();
+  auto slow = std::make_shared<SlowExporter>(memory, 0ms);
+  BatchLogRecordProcessor p(slow, Options(64, 32));
+  EmitSeq(p, 0);
+  ASSERT_TRUE(p.ForceFlush(120s));
+  EXPECT_GT(slow->last_flush_timeout(), 60s);  // generous: the export took a fraction of 120 s
+  EXPECT_LE(slow->last_flush_timeout(), 120s);
+  ASSERT_TRUE(p.ForceFlush(std::chrono::milliseconds::max()));
+  EXPECT_EQ(slow->last_flush_timeout(), std::chrono::milliseconds::max());  // no limit stays no limit
+  EmitSeq(p, 1);
+  ASSERT_TRUE(p.Shutdown(120s));
+  EXPECT_GT(slow->last_shutdown_timeout(), 60s);
+  EXPECT_LE(slow->last_shutdown_timeout(), 120s);
+  EXPECT_EQ(memory->record_count(), 2u);
+}
+
+TEST(BatchProcessorTest, ShutdownWithoutTimeLimitPassesNoLimitToTheExporter) {
+  auto slow = std::make_shared<SlowExporter>(std::make_shared<InMemoryLogRecordExporter>(), 0ms);
+  BatchLogRecordProcessor p(slow, Options(64, 32));
+  ASSERT_TRUE(p.Shutdown(std::chrono::milliseconds::max()));
+  EXPECT_EQ(slow->last_shutdown_timeout(), std::chrono::milliseconds::max());
 }
 
 TEST(BatchProcessorTest, ConcurrentEmittersAreAllAccountedFor) {

@@ -157,6 +157,27 @@ TEST_F(EsExporterTest, UnreachableEndpointFailsAtShutdownAndLaterExportsFail) {
   EXPECT_EQ(exporter.stats().failed, 6u);
 }
 
+// milliseconds::max() is "no limit": ForceFlush and Shutdown wait for the batch in flight
+// (the sink answers after 300 ms) instead of overflowing into a deadline in the past.
+TEST_F(EsExporterTest, NoTimeLimitWaitsForBatchesInFlight) {
+  sink::SinkOptions so;
+  so.latency_ms = 300;
+  StartSink(so);
+  ElasticsearchLogExporter exporter(Options());
+  BatchBuilder b;
+  b.Add(5);
+  auto first = exporter.ExportFuture(b.View());
+  EXPECT_TRUE(exporter.ForceFlush(std::chrono::milliseconds::max()));
+  ASSERT_EQ(first.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  EXPECT_EQ(first.get(), ExportResult::kSuccess);
+  auto second = exporter.ExportFuture(b.View());
+  EXPECT_TRUE(exporter.Shutdown(std::chrono::milliseconds::max()));
+  ASSERT_EQ(second.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  EXPECT_EQ(second.get(), ExportResult::kSuccess);
+  EXPECT_EQ(exporter.stats().indexed, 10u);
+  EXPECT_EQ(sink_->count("logs-generic.otel-default"), 10);
+}
+
 TEST(EsExporterOptionsTest, BadEndpointThrows) {
   ElasticsearchLogExporterOptions o;
   o.endpoints = {"ftp://nope"};

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include "pdata/logs.h"
+#include "tern/sdk/logs/batch_processor.h"
 #include "tern/sdk/logs/exporters.h"
 #include "tern/sdk/logs/logger.h"
 #include "tern/sdk/logs/simple_processor.h"
+#include "test_util.h"
 
 namespace tern::sdk::logs {
 namespace {
@@ -117,6 +119,79 @@ TEST(LoggerTest, EveryProcessorSeesEachRecordAndShutdownStopsEmits) {
   EXPECT_FALSE(provider.ForceFlush());
   EXPECT_TRUE(provider.Shutdown());  // idempotent
   EXPECT_EQ(e1->shutdown_calls(), 1);
+}
+
+// Huge timeouts mean "no limit": steady_clock::now() + timeout must not overflow into a
+// deadline in the past (false at once, nothing exported).
+TEST(LoggerTest, ProviderFlushAndShutdownWithoutTimeLimitWaitForTheExporter) {
+  using std::chrono::milliseconds;
+  auto memory = std::make_shared<InMemoryLogRecordExporter>();
+  auto slow = std::make_shared<testing::SlowExporter>(memory, milliseconds(300));
+  LoggerProvider provider(Resource{}, std::make_unique<BatchLogRecordProcessor>(slow));
+  Logger& logger = provider.GetLogger("l");
+  logger.Emit(LogRecord{});
+  EXPECT_TRUE(provider.ForceFlush(milliseconds::max()));
+  EXPECT_EQ(memory->record_count(), 1u);
+  logger.Emit(LogRecord{});
+  EXPECT_TRUE(provider.ForceFlush(std::chrono::hours(24 * 365 * 1000)));  // beyond steady_clock's range
+  EXPECT_EQ(memory->record_count(), 2u);
+  logger.Emit(LogRecord{});
+  EXPECT_TRUE(provider.Shutdown(milliseconds::max()));
+  EXPECT_EQ(memory->record_count(), 3u);
+  EXPECT_EQ(slow->last_shutdown_timeout(), milliseconds::max());
+}
+
+TEST(LoggerTest, ProviderShutdownTimeoutReachesTheExporter) {
+  auto slow = std::make_shared<testing::SlowExporter>(std::make_shared<InMemoryLogRecordExporter>(),
+                                                      std::chrono::milliseconds(0));
+  LoggerProvider provider(Resource{}, std::make_unique<BatchLogRecordProcessor>(slow));
+  provider.GetLogger("l").Emit(LogRecord{});
+  ASSERT_TRUE(provider.Shutdown(std::chrono::seconds(120)));
+  // What is left of the 120 s (generous bound: the export took a fraction of it), not 5 s.
+  EXPECT_GT(slow->last_shutdown_timeout(), std::chrono::seconds(60));
+  EXPECT_LE(slow->last_shutdown_timeout(), std::chrono::seconds(120));
+}
+
+TEST(LoggerTest, EmitsAfterShutdownAreCountedAsDropped) {
+  auto exporter = std::make_shared<InMemoryLogRecordExporter>();
+  auto processor = std::make_unique<BatchLogRecordProcessor>(exporter);
+  const BatchLogRecordProcessor* batch = processor.get();
+  LoggerProvider provider(Resource{}, std::move(processor));
+  Logger& logger = provider.GetLogger("l");
+  logger.Emit(LogRecord{});
+  ASSERT_TRUE(provider.Shutdown());
+  for (int i = 0; i < 3; ++i) logger.Emit(LogRecord{});
+  EXPECT_EQ(exporter->record_count(), 1u);
+  EXPECT_EQ(batch->dropped_count(), 3u);
+}
+
+// A Shutdown that timed out leaves the export thread running, with queued records that
+// point to their logger's scope: the provider's destructor must free the loggers only
+// after the processors (whose destructors join that thread).
+TEST(LoggerTest, ScopesOutliveTheExportThreadOfATimedOutShutdown) {
+  const std::string scope_name(64, 's');  // heap-allocated: a freed scope does not keep it
+  auto memory = std::make_shared<InMemoryLogRecordExporter>();
+  auto gated = std::make_shared<testing::GatedExporter>(memory);
+  BatchLogRecordProcessorOptions options;
+  options.max_export_batch_size = 1;
+  auto provider =
+      std::make_unique<LoggerProvider>(Resource{}, std::make_unique<BatchLogRecordProcessor>(gated, options));
+  Logger& logger = provider->GetLogger(scope_name);
+  logger.Emit(LogRecord{});
+  EXPECT_TRUE(testing::WaitFor([&] { return gated->entered() == 1; }));
+  logger.Emit(LogRecord{});  // queued behind the stuck export
+  EXPECT_FALSE(provider->Shutdown(std::chrono::milliseconds(10)));
+  // Opened only once the destructor has started: it then waits in the processor's join
+  // while the thread exports the queued record.
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    gated->Open();
+  });
+  provider.reset();
+  opener.join();
+  const auto records = memory->records();
+  ASSERT_EQ(records.size(), 2u);
+  for (const auto& r : records) EXPECT_EQ(r.scope_name, scope_name);
 }
 
 }  // namespace

@@ -187,6 +187,28 @@ TEST(OtlpHttpLogExporterTest, ShutdownFailsLaterExports) {
   EXPECT_EQ(server.store().size(), 1u);
 }
 
+// milliseconds::max() is "no limit": ForceFlush and Shutdown wait for the export in
+// flight instead of overflowing into a deadline in the past. An export is in flight until
+// its callback has returned, so a slow callback keeps it there.
+TEST(OtlpHttpLogExporterTest, NoTimeLimitWaitsForExportsInFlight) {
+  tern::test::RecordingHttpServer server;
+  OtlpHttpLogExporter exporter(Options(server.endpoint()));
+  BatchBuilder b;
+  b.Add(1);
+  std::atomic<int> done{0};
+  const auto slow_callback = [&](ExportResult r) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    if (r == ExportResult::kSuccess) done.fetch_add(1);
+  };
+  exporter.ExportAsync(b.View(), slow_callback);
+  EXPECT_TRUE(exporter.ForceFlush(std::chrono::milliseconds::max()));
+  EXPECT_EQ(done.load(), 1);
+  exporter.ExportAsync(b.View(), slow_callback);
+  EXPECT_TRUE(exporter.Shutdown(std::chrono::milliseconds::max()));
+  EXPECT_EQ(done.load(), 2);
+  EXPECT_EQ(server.store().size(), 2u);
+}
+
 TEST(OtlpHttpLogExporterTest, BatchProcessorFromManyThreadsDeliversEveryRecord) {
   tern::test::RecordingHttpServer server;
   auto exporter = std::make_shared<OtlpHttpLogExporter>(Options(server.endpoint()));

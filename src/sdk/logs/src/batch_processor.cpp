@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <utility>
 
 namespace tern::sdk::logs {
 
@@ -134,9 +135,13 @@ void BatchLogRecordProcessor::Drain(std::size_t end, bool full_batches_only) {
 }
 
 void BatchLogRecordProcessor::Run() {
-  auto deadline = std::chrono::steady_clock::now() + options_.scheduled_delay;
+  auto deadline = DeadlineAfter(options_.scheduled_delay);
   for (;;) {
     bool timed_out = false;
+    bool stop = false;
+    std::uint64_t flush = 0;
+    SteadyClock::time_point flush_deadline;
+    SteadyClock::time_point stop_deadline;
     {
       std::unique_lock lock(mu_);
       sleeping_.store(true, std::memory_order_relaxed);
@@ -145,17 +150,21 @@ void BatchLogRecordProcessor::Run() {
         return stop_requested_.load() || flush_requested_.load() != flush_done_.load() ||
                QueueSize() >= options_.max_export_batch_size;
       };
-      timed_out = !wake_cv_.wait_until(lock, deadline, ready);
+      timed_out = !WaitUntil(wake_cv_, lock, deadline, ready);
       sleeping_.store(false, std::memory_order_relaxed);
+      // Under the lock, so each request comes with its deadline. The flush deadline is
+      // reset: later requests bring their own.
+      stop = stop_requested_.load();
+      flush = flush_requested_.load();
+      flush_deadline = std::exchange(flush_deadline_, SteadyClock::time_point::min());
+      stop_deadline = stop_deadline_;
     }
-    const bool stop = stop_requested_.load();
-    const std::uint64_t flush = flush_requested_.load();
     if (stop || flush != flush_done_.load() || timed_out) {
       // Read the requests before the end position: everything emitted before a
       // ForceFlush/Shutdown call is then included.
       Drain(enqueue_pos_.load(std::memory_order_acquire), false);
-      if (flush != flush_done_.load()) exporter_->ForceFlush(std::chrono::seconds(5));
-      if (stop) exporter_->Shutdown(std::chrono::seconds(5));
+      if (flush != flush_done_.load()) exporter_->ForceFlush(TimeLeft(flush_deadline));
+      if (stop) exporter_->Shutdown(TimeLeft(stop_deadline));
       {
         std::lock_guard lock(mu_);
         flush_done_.store(flush);
@@ -163,7 +172,7 @@ void BatchLogRecordProcessor::Run() {
       }
       done_cv_.notify_all();
       if (stop) return;
-      if (timed_out) deadline = std::chrono::steady_clock::now() + options_.scheduled_delay;
+      if (timed_out) deadline = DeadlineAfter(options_.scheduled_delay);
     } else {
       Drain(0, true);
     }
@@ -172,19 +181,24 @@ void BatchLogRecordProcessor::Run() {
 
 bool BatchLogRecordProcessor::ForceFlush(std::chrono::milliseconds timeout) noexcept {
   if (shutdown_.load()) return false;
-  const std::uint64_t ticket = flush_requested_.fetch_add(1) + 1;
+  const auto deadline = DeadlineAfter(timeout);
   std::unique_lock lock(mu_);
+  const std::uint64_t ticket = flush_requested_.fetch_add(1) + 1;
+  flush_deadline_ = std::max(flush_deadline_, deadline);
   wake_cv_.notify_one();
-  return done_cv_.wait_for(lock, timeout, [&] { return flush_done_.load() >= ticket || finished_.load(); }) &&
+  return WaitUntil(done_cv_, lock, deadline,
+                   [&] { return flush_done_.load() >= ticket || finished_.load(); }) &&
          flush_done_.load() >= ticket;
 }
 
 bool BatchLogRecordProcessor::Shutdown(std::chrono::milliseconds timeout) noexcept {
   if (shutdown_.exchange(true)) return finished_.load();
+  const auto deadline = DeadlineAfter(timeout);
   std::unique_lock lock(mu_);
+  stop_deadline_ = deadline;
   stop_requested_.store(true);
   wake_cv_.notify_one();
-  const bool done = done_cv_.wait_for(lock, timeout, [&] { return finished_.load(); });
+  const bool done = WaitUntil(done_cv_, lock, deadline, [&] { return finished_.load(); });
   lock.unlock();
   if (done) thread_.join();
   return done;

@@ -1,6 +1,6 @@
 #include "tern/sdk/logs/logger.h"
 
-#include <algorithm>
+#include "tern/sdk/logs/deadline.h"
 
 namespace tern::sdk::logs {
 
@@ -27,31 +27,23 @@ Logger& LoggerProvider::GetLogger(std::string_view name, std::string_view versio
     if (s.name == name && s.version == version && s.schema_url == schema_url) return *l;
   }
   InstrumentationScope scope{std::string(name), std::string(version), std::string(schema_url), {}};
-  loggers_.push_back(std::unique_ptr<Logger>(new Logger(std::move(scope), processors_, &shutdown_)));
+  loggers_.push_back(std::unique_ptr<Logger>(new Logger(std::move(scope), processors_)));
   return *loggers_.back();
 }
 
 bool LoggerProvider::ForceFlush(std::chrono::milliseconds timeout) {
   if (shutdown_.load()) return false;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = DeadlineAfter(timeout);
   bool ok = true;
-  for (auto& p : processors_) {
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    ok = p->ForceFlush(std::max(left, std::chrono::milliseconds(0))) && ok;
-  }
+  for (auto& p : processors_) ok = p->ForceFlush(TimeLeft(deadline)) && ok;
   return ok;
 }
 
 bool LoggerProvider::Shutdown(std::chrono::milliseconds timeout) {
   if (shutdown_.exchange(true)) return true;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = DeadlineAfter(timeout);
   bool ok = true;
-  for (auto& p : processors_) {
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    ok = p->Shutdown(std::max(left, std::chrono::milliseconds(0))) && ok;
-  }
+  for (auto& p : processors_) ok = p->Shutdown(TimeLeft(deadline)) && ok;
   return ok;
 }
 

@@ -6,6 +6,7 @@
 #include "encoding/elasticsearch/encoder.h"
 #include "exporter/elasticsearch/bulk_exporter.h"
 #include "slot_pool.h"
+#include "tern/sdk/logs/deadline.h"
 #include "to_pdata.h"
 
 namespace tern::sdk::logs {
@@ -98,7 +99,7 @@ void ElasticsearchLogExporter::ExportAsync(const LogRecordBatchView& batch, Expo
     }
   };
   // `done` is copied into `settle`, so it is still ours if submit refuses the batch.
-  if (!im.bulk.submit(std::move(encoded), std::move(settle), es::Clock::now() + im.submit_timeout)) {
+  if (!im.bulk.submit(std::move(encoded), std::move(settle), DeadlineAfter(im.submit_timeout))) {
     im.failed->fetch_add(records, std::memory_order_relaxed);
     done(ExportResult::kFailure);
   }
@@ -106,7 +107,7 @@ void ElasticsearchLogExporter::ExportAsync(const LogRecordBatchView& batch, Expo
 
 bool ElasticsearchLogExporter::ForceFlush(std::chrono::milliseconds timeout) const noexcept {
   try {
-    return impl_->bulk.flush(es::Clock::now() + timeout);
+    return impl_->bulk.flush(DeadlineAfter(timeout));  // time_point::max(): waits without a limit
   } catch (...) {
     return false;
   }
@@ -116,11 +117,13 @@ bool ElasticsearchLogExporter::Shutdown(std::chrono::milliseconds timeout) const
   Impl& im = *impl_;
   if (im.shut_down.exchange(true, std::memory_order_acq_rel)) return true;
   try {
-    const auto start = es::Clock::now();
-    const bool flushed = im.bulk.flush(start + timeout);
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(timeout - (es::Clock::now() - start));
-    im.bulk.shutdown(std::max(left, std::chrono::milliseconds(0)));
+    const auto deadline = DeadlineAfter(timeout);
+    const bool flushed = im.bulk.flush(deadline);
+    // BulkExporter::shutdown adds its timeout to now() unsaturated: keep "no limit" far
+    // inside the clock's range. After a flush without limit, it only waits for exports
+    // that raced with the shut_down flag.
+    constexpr std::chrono::milliseconds kLongestBulkWait = std::chrono::hours(24 * 365 * 100);
+    im.bulk.shutdown(std::min(TimeLeft(deadline), kLongestBulkWait));
     return flushed && im.bulk.counters().docs_undelivered == 0;
   } catch (...) {
     return false;

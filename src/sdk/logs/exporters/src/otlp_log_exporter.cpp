@@ -9,6 +9,7 @@
 #include "exporter/otlp/otlp_client.h"
 #include "otlp/proto_codec.h"
 #include "slot_pool.h"
+#include "tern/sdk/logs/deadline.h"
 #include "to_pdata.h"
 
 namespace tern::sdk::logs {
@@ -69,7 +70,7 @@ struct OtlpLogExporter::State {
   };
 
   bool WaitIdle(std::chrono::milliseconds timeout) const noexcept {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const auto deadline = DeadlineAfter(timeout);  // time_point::max() for no limit: never reached
     // Polling is fine here: flush and shutdown are rare, and std::atomic::wait has no timeout.
     while (in_flight.load() != 0) {  // seq_cst: see Enter
       if (std::chrono::steady_clock::now() >= deadline) return false;

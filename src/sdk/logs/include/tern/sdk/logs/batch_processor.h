@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "tern/sdk/logs/deadline.h"
 #include "tern/sdk/logs/exporter.h"
 #include "tern/sdk/logs/processor.h"
 
@@ -37,10 +38,13 @@ class BatchLogRecordProcessor final : public LogRecordProcessor {
   BatchLogRecordProcessor(const BatchLogRecordProcessor&) = delete;
   BatchLogRecordProcessor& operator=(const BatchLogRecordProcessor&) = delete;
 
+  // After Shutdown: drops the record and counts it.
   void OnEmit(const LogRecord& record, const InstrumentationScope& scope) noexcept override;
-  // Exports everything emitted before the call; false on timeout or after shutdown.
+  // Exports everything emitted before the call, then calls the exporter's ForceFlush with
+  // the time left; false on timeout or after shutdown. milliseconds::max(): no limit.
   bool ForceFlush(std::chrono::milliseconds timeout) noexcept override;
-  // Stops accepting records, exports what is queued, shuts the exporter down.
+  // Stops accepting records, exports what is queued, shuts the exporter down with the
+  // time left. milliseconds::max(): no limit.
   bool Shutdown(std::chrono::milliseconds timeout) noexcept override;
 
   // Records not exported: ring full, emitted after shutdown, or left behind by a
@@ -87,6 +91,11 @@ class BatchLogRecordProcessor final : public LogRecordProcessor {
   std::atomic<std::uint64_t> flush_done_{0};
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> finished_{false};
+  // Guarded by mu_ and set with the request, so the export thread hands the exporter
+  // what is left of the caller's time. Flush: the latest deadline among the requests
+  // not yet taken by the export thread.
+  SteadyClock::time_point flush_deadline_ = SteadyClock::time_point::min();
+  SteadyClock::time_point stop_deadline_;
 
   // Export-thread scratch, reused between batches (swapped with ring slots so string
   // capacity circulates instead of being reallocated).

@@ -20,22 +20,21 @@ class LoggerProvider;
 
 class Logger {
  public:
-  // Hands the record to every processor; a no-op once the provider is shut down.
+  // Hands the record to every processor, also after the provider's shutdown: each
+  // processor checks its own shutdown flag (it has to anyway, for emits racing with
+  // Shutdown), and the batch processor counts such a record in dropped_count().
   void Emit(const LogRecord& record) const noexcept {
-    if (shutdown_->load(std::memory_order_relaxed)) return;
     for (const auto& p : processors_) p->OnEmit(record, scope_);
   }
   const InstrumentationScope& scope() const { return scope_; }
 
  private:
   friend class LoggerProvider;
-  Logger(InstrumentationScope scope, std::span<const std::unique_ptr<LogRecordProcessor>> processors,
-         const std::atomic<bool>* shutdown)
-      : scope_(std::move(scope)), processors_(processors), shutdown_(shutdown) {}
+  Logger(InstrumentationScope scope, std::span<const std::unique_ptr<LogRecordProcessor>> processors)
+      : scope_(std::move(scope)), processors_(processors) {}
 
   InstrumentationScope scope_;
   std::span<const std::unique_ptr<LogRecordProcessor>> processors_;
-  const std::atomic<bool>* shutdown_;
 };
 
 class LoggerProvider {
@@ -51,17 +50,21 @@ class LoggerProvider {
   // once and keep the reference, not on every emit.
   Logger& GetLogger(std::string_view name, std::string_view version = {}, std::string_view schema_url = {});
 
+  // Each processor gets the time left of `timeout`; milliseconds::max() means no limit.
   bool ForceFlush(std::chrono::milliseconds timeout = std::chrono::seconds(5));
   bool Shutdown(std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
   const Resource& resource() const { return *resource_; }
 
  private:
+  // Destroyed bottom-up. The loggers outlive the processors: after a Shutdown that timed
+  // out, a processor's destructor joins an export thread that still exports queued
+  // records, and those point to their logger's scope.
   std::unique_ptr<const Resource> resource_;  // stable address handed to processors
-  std::vector<std::unique_ptr<LogRecordProcessor>> processors_;
-  std::atomic<bool> shutdown_{false};
   std::mutex loggers_mu_;
   std::vector<std::unique_ptr<Logger>> loggers_;
+  std::vector<std::unique_ptr<LogRecordProcessor>> processors_;
+  std::atomic<bool> shutdown_{false};
 };
 
 }  // namespace tern::sdk::logs

@@ -12,8 +12,12 @@ class LogRecordProcessor {
  public:
   virtual ~LogRecordProcessor() = default;
 
-  // Called on the emitting thread, concurrently from any number of threads.
+  // Called on the emitting thread, concurrently from any number of threads, and also
+  // during and after Shutdown (Logger::Emit does not check): a processor that is shut
+  // down drops the record (and counts it, if it keeps a count).
   virtual void OnEmit(const LogRecord& record, const InstrumentationScope& scope) noexcept = 0;
+  // `timeout` may be milliseconds::max(), meaning no limit (see deadline.h); what is left
+  // of it is what the exporter's ForceFlush/Shutdown get.
   virtual bool ForceFlush(std::chrono::milliseconds timeout) noexcept = 0;
   virtual bool Shutdown(std::chrono::milliseconds timeout) noexcept = 0;
 
