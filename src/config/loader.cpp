@@ -97,6 +97,7 @@ class MapReader {
       ctx_.error(node.Mark(), fmt::format("{}: expected a mapping", where()));
       return;
     }
+    std::vector<YAML::Node> merges;
     for (auto it = node.begin(); it != node.end(); ++it) {
       if (!it->first.IsScalar()) {
         ctx_.error(it->first.Mark(), fmt::format("{}: keys must be scalars", where()));
@@ -107,11 +108,43 @@ class MapReader {
         ctx_.error(it->first.Mark(), fmt::format("duplicate key \"{}\" in {}", key, where()));
         continue;
       }
+      if (key == "<<" && it->first.Tag() != "!") {  // a YAML merge key; a quoted "<<" is a key
+        merges.push_back(it->second);
+        continue;
+      }
       entries_.push_back({key, it->first, it->second, false});
     }
+    merge(merges);
   }
   MapReader(const MapReader&) = delete;
   ~MapReader() { finish(); }
+
+  // YAML merge keys (`<<: *defaults`, or a list of aliases), as the Collector's YAML parser
+  // takes them and yaml-cpp does not: the merged mappings' keys that the mapping does not
+  // set itself, the earlier of several merged mappings first. Shallow, as the YAML spec says.
+  void merge(const std::vector<YAML::Node>& merges) {
+    for (const auto& m : merges) {
+      std::vector<YAML::Node> sources;
+      if (m.IsMap()) {
+        sources.push_back(m);
+      } else if (m.IsSequence()) {
+        for (const auto& item : m) sources.push_back(item);
+      }
+      if (sources.empty() ||
+          !std::all_of(sources.begin(), sources.end(), [](const YAML::Node& n) { return n.IsMap(); })) {
+        ctx_.error(m.Mark(),
+                   fmt::format("{}: a merge key (<<) takes a mapping or a list of mappings", where()));
+        continue;
+      }
+      for (const auto& source : sources)
+        for (auto it = source.begin(); it != source.end(); ++it) {
+          if (!it->first.IsScalar()) continue;
+          const std::string key = it->first.Scalar();
+          if (std::none_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == key; }))
+            entries_.push_back({key, it->first, it->second, false});
+        }
+    }
+  }
 
   const std::string& path() const { return path_; }
   // The path for messages: the top level has an empty path.

@@ -2362,5 +2362,34 @@ service:
                           "(ids that differ only by '/' and '_'); rename one of them"));
 }
 
+// YAML merge keys, as Collector configs use them to share settings between components.
+TEST(Loader, YamlMergeKeys) {
+  auto r = load(R"(
+x-es: &es
+  endpoint: http://127.0.0.1:9200
+  flush: {interval: 2s}
+x-retry: &retry
+  retry: {max_retries: 7}
+receivers: {otlp: {protocols: {http: {}}}}
+exporters:
+  elasticsearch:
+    <<: [*es, *retry]
+    flush: {interval: 5s}
+  elasticsearch/bad:
+    <<: plain
+    endpoint: http://127.0.0.1:9200
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch, elasticsearch/bad]}
+)");
+  const auto& es = settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch");
+  EXPECT_EQ(es.endpoints, std::vector<std::string>{"http://127.0.0.1:9200"});
+  EXPECT_EQ(es.flush.interval, 5s);  // its own key wins over the merged one
+  EXPECT_EQ(es.retry.max_retries, 7u);
+  EXPECT_THAT(errors(r),
+              ::testing::Contains(HasSubstr(
+                  "exporters.elasticsearch/bad: a merge key (<<) takes a mapping or a list of mappings")));
+}
+
 }  // namespace
 }  // namespace tern::config
