@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -374,6 +377,55 @@ void check_host_port(Ctx& ctx, const MapReader& r, std::string_view key, const s
 
 // A retry block's back-off bounds (the Elasticsearch exporter's `retry`, the OTLP
 // exporters' `retry_on_failure`).
+// The type yaml.v3 (the Collector's YAML decoder) gives a plain scalar: true/True/TRUE and
+// false..., integers in Go's syntax with '_' separators, a sign and 0x / 0o / 0b prefixes,
+// floats of YAML's form, and .inf / .nan; anything else is a string. `value` is rewritten
+// to the plain number text the processor parses (0x10 -> 16, 1_000 -> 1000, .inf -> inf).
+AttributesProcessorConfig::Type resolve_plain_scalar(std::string& value) {
+  using T = AttributesProcessorConfig::Type;
+  static const std::set<std::string> kTrue{"true", "True", "TRUE"}, kFalse{"false", "False", "FALSE"};
+  if (kTrue.count(value) || kFalse.count(value)) return T::kBool;
+  static const std::map<std::string, std::string> kSpecial{
+      {".inf", "inf"},   {".Inf", "inf"},  {".INF", "inf"},   {"+.inf", "inf"},
+      {"+.Inf", "inf"},  {"+.INF", "inf"}, {"-.inf", "-inf"}, {"-.Inf", "-inf"},
+      {"-.INF", "-inf"}, {".nan", "nan"},  {".NaN", "nan"},   {".NAN", "nan"}};
+  if (auto it = kSpecial.find(value); it != kSpecial.end()) {
+    value = it->second;
+    return T::kDouble;
+  }
+  std::string plain;
+  for (char c : value)
+    if (c != '_') plain += c;
+  std::string_view digits = plain;
+  const bool negative = !digits.empty() && digits.front() == '-';
+  if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) digits.remove_prefix(1);
+  int base = 10;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) base = 16;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'o' || digits[1] == 'O')) base = 8;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'b' || digits[1] == 'B')) base = 2;
+  if (base != 10) digits.remove_prefix(2);
+  std::uint64_t magnitude = 0;
+  if (!digits.empty() && digits.front() != '-' && digits.front() != '+') {
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
+    if (ec == std::errc() && end == digits.data() + digits.size() &&
+        magnitude <= (negative ? std::uint64_t{1} << 63 : static_cast<std::uint64_t>(INT64_MAX))) {
+      value = negative ? std::to_string(magnitude == std::uint64_t{1} << 63
+                                            ? INT64_MIN
+                                            : -static_cast<std::int64_t>(magnitude))
+                       : std::to_string(magnitude);
+      return T::kInt;
+    }
+  }
+  // YAML's float form: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+  static const RE2 kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
+  if (RE2::FullMatch(plain, kFloat) &&
+      tern::text::parse_whole<double>(plain[0] == '+' ? plain.substr(1) : plain)) {
+    value = plain[0] == '+' ? plain.substr(1) : plain;
+    return T::kDouble;
+  }
+  return T::kString;
+}
+
 // Back-off intervals are kept in milliseconds: a smaller initial interval (0 included) would
 // retry in a tight loop.
 void check_backoff(Ctx& ctx, MapReader& rt, Duration initial, Duration max) {
@@ -1150,16 +1202,7 @@ void decode_actions(Ctx& ctx, MapReader& r, const YAML::Mark& at, AttributesProc
         const YAML::Node v = a.get("value");
         if (v.IsDefined() && !v.IsNull()) {
           a.str("value", e.value);
-          if (v.IsScalar() && v.Tag() == "?") {
-            if (e.value == "true" || e.value == "True" || e.value == "TRUE" || e.value == "false" ||
-                e.value == "False" || e.value == "FALSE") {
-              e.value_type = T::kBool;
-            } else if (tern::text::parse_whole<std::int64_t>(e.value)) {
-              e.value_type = T::kInt;
-            } else if (tern::text::parse_whole<double>(e.value)) {
-              e.value_type = T::kDouble;
-            }
-          }
+          if (v.IsScalar() && v.Tag() == "?") e.value_type = resolve_plain_scalar(e.value);
         }
       }
       a.str("from_attribute", e.from_attribute);

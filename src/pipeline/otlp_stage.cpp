@@ -288,7 +288,7 @@ class OtlpStage final : public ExporterStage {
         return;
       }
       request_errors_.fetch_add(1, std::memory_order_relaxed);
-      if (!(http_ ? retryable_http(st.code) : retryable_grpc(st.code, st.retry_after.count() > 0))) {
+      if (!(http_ ? retryable_http(st.code) : retryable_grpc(st.code, st.retry_info))) {
         // A permanent error is the receiving side's verdict on the data: retrying cannot
         // help, and the request counts as settled (like an Elasticsearch 400).
         dropped_.fetch_add(items, std::memory_order_relaxed);

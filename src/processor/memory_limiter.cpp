@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <cstdio>
 
 namespace tern::processor {
@@ -12,11 +15,31 @@ std::int64_t now_ns() {
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-std::uint64_t total_memory_bytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) : 0;
+// A number from a cgroup file ("max" or anything else: none).
+std::uint64_t cgroup_limit(const char* path) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return 0;
+  unsigned long long v = 0;
+  const int n = std::fscanf(f, "%llu", &v);
+  std::fclose(f);
+  return n == 1 ? v : 0;
 }
 }  // namespace
+
+std::uint64_t total_memory_bytes(const char* cgroup_v2, const char* cgroup_v1) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+  const std::uint64_t physical =
+      pages > 0 && size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) : 0;
+  // A container's memory is its cgroup's limit, as the Collector's limiter reads it (v2,
+  // then v1); the host's RAM let a 512 MiB container reach its OOM killer first. v1 says
+  // "no limit" with a huge number, which the min() below absorbs.
+  std::uint64_t limit = cgroup_limit(cgroup_v2);
+  if (limit == 0) limit = cgroup_limit(cgroup_v1);
+  if (limit == 0) return physical;
+  return physical == 0 ? limit : std::min(limit, physical);
+}
+
+namespace {}  // namespace
 
 MemoryLimiter::MemoryLimiter(const config::MemoryLimiterProcessorConfig& c, RssReader rss)
     : rss_(std::move(rss)),
@@ -30,6 +53,9 @@ MemoryLimiter::MemoryLimiter(const config::MemoryLimiterProcessorConfig& c, RssR
   }
   if (spike == 0) spike = limit / 5;  // the OpenTelemetry Collector's default: 20% of the limit
   soft_limit_ = limit > spike ? limit - spike : limit;
+  if (limit)
+    spdlog::info("memory_limiter: limit {} MiB, spike {} MiB: refusing data above {} MiB", limit >> 20,
+                 spike >> 20, soft_limit_ >> 20);
 }
 
 std::uint64_t MemoryLimiter::read_rss() {

@@ -14,6 +14,12 @@
 
 namespace tern::processor {
 
+// The memory this process may use: its cgroup's limit when there is one (v2 memory.max,
+// else v1 memory.limit_in_bytes), at most the physical RAM. The paths are parameters for
+// tests.
+std::uint64_t total_memory_bytes(const char* cgroup_v2 = "/sys/fs/cgroup/memory.max",
+                                 const char* cgroup_v1 = "/sys/fs/cgroup/memory/memory.limit_in_bytes");
+
 class MemoryLimiter final : public Processor {
  public:
   using RssReader = std::function<std::uint64_t()>;  // bytes; injectable for tests

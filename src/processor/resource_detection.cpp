@@ -54,6 +54,9 @@ std::optional<DetectedAttributes> parse_resource_attributes_env(std::string_view
   while (true) {
     const std::size_t comma = text.find(',');
     const std::string_view pair = trim(text.substr(0, comma));
+    // A trailing comma ends the list (the Collector's pattern takes `k=v,`): it threw away
+    // every attribute.
+    if (pair.empty() && comma == std::string_view::npos) break;
     const std::size_t eq = pair.find('=');
     const std::string_view key = eq == std::string_view::npos ? std::string_view() : trim(pair.substr(0, eq));
     if (key.empty()) {
@@ -76,7 +79,12 @@ std::optional<DetectedAttributes> parse_resource_attributes_env(std::string_view
       value += static_cast<char>(hi * 16 + lo);
       i += 2;
     }
-    out.emplace_back(std::string(key), std::move(value));
+    // A repeated key: the later value, as the Collector's map puts do.
+    const auto same = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return kv.first == key; });
+    if (same != out.end())
+      same->second = std::move(value);
+    else
+      out.emplace_back(std::string(key), std::move(value));
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
   }

@@ -2391,5 +2391,53 @@ service:
                   "exporters.elasticsearch/bad: a merge key (<<) takes a mapping or a list of mappings")));
 }
 
+// An action's plain `value:` is typed as the Collector's YAML decoder (yaml.v3) types it.
+TEST(Loader, AttributeValuesTypedAsYamlV3Does) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: {}}}}
+processors:
+  attributes:
+    actions:
+      - {key: hex, value: 0x10, action: insert}
+      - {key: sep, value: 1_000, action: insert}
+      - {key: plus, value: +5, action: insert}
+      - {key: bin, value: 0b101, action: insert}
+      - {key: oct, value: 0o17, action: insert}
+      - {key: inf, value: .inf, action: insert}
+      - {key: ninf, value: -.Inf, action: insert}
+      - {key: exp, value: 1e3, action: insert}
+      - {key: dot, value: .5, action: insert}
+      - {key: word, value: inf, action: insert}
+      - {key: quoted, value: "0x10", action: insert}
+      - {key: min, value: -9223372036854775808, action: insert}
+      - {key: big, value: 9223372036854775808, action: insert}
+exporters: {debug: {}}
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [attributes], exporters: [debug]}
+)");
+  ASSERT_THAT(errors(r), IsEmpty());
+  using T = AttributesProcessorConfig::Type;
+  const auto& a = settings<AttributesProcessorConfig>(r.config.processors, "attributes").actions;
+  const std::vector<std::pair<T, std::string>> want = {{T::kInt, "16"},
+                                                       {T::kInt, "1000"},
+                                                       {T::kInt, "5"},
+                                                       {T::kInt, "5"},
+                                                       {T::kInt, "15"},
+                                                       {T::kDouble, "inf"},
+                                                       {T::kDouble, "-inf"},
+                                                       {T::kDouble, "1e3"},
+                                                       {T::kDouble, ".5"},
+                                                       {T::kString, "inf"},
+                                                       {T::kString, "0x10"},
+                                                       {T::kInt, "-9223372036854775808"},
+                                                       {T::kDouble, "9223372036854775808"}};
+  ASSERT_EQ(a.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(a[i].value_type, want[i].first) << a[i].key;
+    EXPECT_EQ(a[i].value, want[i].second) << a[i].key;
+  }
+}
+
 }  // namespace
 }  // namespace tern::config

@@ -1,5 +1,8 @@
 // attributes / resource processors and memory_limiter.
 #include <gtest/gtest.h>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
 
 #include "otlp/json_codec.h"
 #include "processor/attributes_processor.h"
@@ -171,6 +174,27 @@ TEST(MemoryLimiter, RefusesAboveTheSoftLimitAndRecovers) {
   EXPECT_EQ(m.refused(), 1u);
   rss = 10ull << 20;
   EXPECT_TRUE(m.process(d).accepted());
+}
+
+// limit_percentage is of the container's memory: its cgroup's limit (v2, else v1), at most
+// the physical RAM; without one, the RAM.
+TEST(MemoryLimiter, TotalMemoryIsTheCgroupLimit) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tern-cgroup-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const char* name, const char* text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  const std::string v2 = write("memory.max", "536870912\n"), v2_max = write("max", "max\n"),
+                    v1 = write("limit_in_bytes", "268435456\n"),
+                    v1_none = write("huge", "9223372036854771712\n");
+  const std::string missing = (dir / "missing").string();
+  const std::uint64_t ram = total_memory_bytes(missing.c_str(), missing.c_str());
+  ASSERT_GT(ram, 0u);
+  EXPECT_EQ(total_memory_bytes(v2.c_str(), v1.c_str()), std::min<std::uint64_t>(536870912, ram));
+  EXPECT_EQ(total_memory_bytes(v2_max.c_str(), v1.c_str()), std::min<std::uint64_t>(268435456, ram));
+  EXPECT_EQ(total_memory_bytes(missing.c_str(), v1_none.c_str()), ram);  // v1's "no limit"
+  std::filesystem::remove_all(dir);
 }
 
 TEST(MemoryLimiter, DefaultSpikeIsAFifthAndZeroLimitMeansOff) {

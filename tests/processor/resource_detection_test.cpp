@@ -29,6 +29,18 @@ TEST(ResourceAttributesEnv, PairsTrimmedAndPercentDecoded) {
   EXPECT_THAT(*none, IsEmpty());
 }
 
+// As the Collector's env detector: a trailing comma ends the list (it threw away every
+// attribute), and a repeated key keeps its later value.
+TEST(ResourceAttributesEnv, TrailingCommaAndRepeatedKeys) {
+  std::string error;
+  const auto a = parse_resource_attributes_env("service.name=checkout, ", error);
+  ASSERT_TRUE(a) << error;
+  EXPECT_THAT(*a, ElementsAre(Pair("service.name", "checkout")));
+  const auto b = parse_resource_attributes_env("a=1,b=2,a=3", error);
+  ASSERT_TRUE(b) << error;
+  EXPECT_THAT(*b, ElementsAre(Pair("a", "3"), Pair("b", "2")));
+}
+
 TEST(ResourceAttributesEnv, AMalformedValueIsDiscardedWhole) {
   for (const char* bad : {"a=1,novalue", "a=1,=2", "a=1,,b=2", "a=%zz", "a=%4"}) {
     std::string error;

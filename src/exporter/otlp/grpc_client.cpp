@@ -139,7 +139,10 @@ class GrpcClient final : public OtlpClient {
         continue;
       }
       st.ok = false;
-      st.retry_after = parse_retry_info(status.error_details());
+      if (const auto hint = parse_retry_info(status.error_details())) {
+        st.retry_info = true;
+        st.retry_after = *hint;
+      }
       st.message = "gRPC " + method + " to " + options_.endpoint + ": code " + std::to_string(st.code) +
                    " (" + status.error_message() + ")";
       return st;

@@ -138,7 +138,10 @@ class HttpClient final : public OtlpClient {
         close();
         // A keep-alive connection the server closed while idle fails on first use;
         // that is not the server's answer, so reconnect once without counting a retry.
-        if (reused && !stale_retry_used) {
+        // Only that: the connection closed or reset before a byte of answer. A timeout
+        // (or an answer cut short) may mean the server has the request: sent again at
+        // once and silently, it was ingested twice; it goes to the caller's retries.
+        if (reused && !stale_retry_used && !answered_ && closed_by_peer(ec)) {
           stale_retry_used = true;
           continue;
         }
@@ -227,12 +230,16 @@ class HttpClient final : public OtlpClient {
   template <class Stream>
   beast::error_code exchange(Stream& stream, http::response<net::AppendStringBody>& res) {
     beast::error_code result;
+    answered_ = false;
     net::arm_timeout(lowest(), options_.timeout);
     http::async_write(stream, req_, [&](beast::error_code e, std::size_t) {
       result = e;
       if (e) return;
       buffer_.reserve(net::kReadBufferReserve);  // Beast reads only the free capacity per recv
-      http::async_read(stream, buffer_, res, [&](beast::error_code e2, std::size_t) { result = e2; });
+      http::async_read(stream, buffer_, res, [&](beast::error_code e2, std::size_t n) {
+        result = e2;
+        answered_ = n > 0 || buffer_.size() > 0;
+      });
     });
     run_io();
     return result;
@@ -259,6 +266,13 @@ class HttpClient final : public OtlpClient {
     connected_ = false;
   }
 
+  static bool closed_by_peer(const beast::error_code& ec) {
+    return ec == http::error::end_of_stream || ec == asio::error::eof ||
+           ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
+           ec == asio::error::connection_aborted;
+  }
+
+  bool answered_ = false;  // the last exchange read some of an answer
   OtlpClientOptions options_;
   ParsedEndpoint endpoint_;
   asio::io_context ioc_{1};

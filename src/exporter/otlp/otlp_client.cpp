@@ -120,39 +120,43 @@ bool find_len_field(std::string_view in, std::uint64_t field, std::string_view& 
 }
 }  // namespace
 
-std::chrono::milliseconds parse_retry_info(std::string_view status) {
+std::optional<std::chrono::milliseconds> parse_retry_info(std::string_view status) {
   // google.rpc.Status {details = 3 (repeated Any {type_url = 1, value = 2})}
   while (!status.empty()) {
     std::uint64_t tag = 0;
-    if (!read_varint(status, tag)) return {};
+    if (!read_varint(status, tag)) return std::nullopt;
     if (tag >> 3 != 3 || (tag & 7) != 2) {
-      if (!skip_field(status, tag & 7)) return {};
+      if (!skip_field(status, tag & 7)) return std::nullopt;
       continue;
     }
     std::uint64_t len = 0;
-    if (!read_varint(status, len) || len > status.size()) return {};
+    if (!read_varint(status, len) || len > status.size()) return std::nullopt;
     const std::string_view any = status.substr(0, len);
     status.remove_prefix(len);
     std::string_view type_url, value, delay;
     if (!find_len_field(any, 1, type_url) || type_url != "type.googleapis.com/google.rpc.RetryInfo") continue;
-    // RetryInfo {retry_delay = 1 (google.protobuf.Duration {seconds = 1, nanos = 2})}
-    if (!find_len_field(any, 2, value) || !find_len_field(value, 1, delay)) return {};
+    // RetryInfo {retry_delay = 1 (google.protobuf.Duration {seconds = 1, nanos = 2})}. A
+    // RetryInfo without a delay (or a damaged one) is still a RetryInfo: no delay given.
+    if (!find_len_field(any, 2, value) || !find_len_field(value, 1, delay))
+      return std::chrono::milliseconds(0);
     std::uint64_t seconds = 0, nanos = 0;
     while (!delay.empty()) {
       std::uint64_t t = 0, v = 0;
-      if (!read_varint(delay, t)) return {};
+      if (!read_varint(delay, t)) return std::chrono::milliseconds(0);
       if ((t & 7) != 0) {
-        if (!skip_field(delay, t & 7)) return {};
+        if (!skip_field(delay, t & 7)) return std::chrono::milliseconds(0);
         continue;
       }
-      if (!read_varint(delay, v)) return {};
+      if (!read_varint(delay, v)) return std::chrono::milliseconds(0);
       if (t >> 3 == 1) seconds = v;
       if (t >> 3 == 2) nanos = v;
     }
-    if (seconds > 86400 || nanos >= 1'000'000'000) return {};  // negative or absurd: no hint
+    // Negative (a huge varint) or nanos out of range: no delay given. Absurdly long: a day.
+    if (seconds > (std::uint64_t{1} << 62) || nanos >= 1'000'000'000) return std::chrono::milliseconds(0);
+    if (seconds >= 86400) return std::chrono::milliseconds(86'400'000);
     return std::chrono::milliseconds(seconds * 1000 + (nanos + 999'999) / 1'000'000);
   }
-  return {};
+  return std::nullopt;
 }
 
 namespace {

@@ -51,6 +51,9 @@ struct ExportStatus {
   int attempts = 0;           // requests sent (1 + retries)
   // The server's retry hint on a failure (HTTP Retry-After, gRPC RetryInfo); 0: none given.
   std::chrono::milliseconds retry_after{0};
+  // gRPC: the status carried a RetryInfo, whatever its delay (0 or none included): that is
+  // what makes RESOURCE_EXHAUSTED retryable, as the OTLP spec says.
+  bool retry_info = false;
 };
 
 class OtlpClient {
@@ -79,7 +82,8 @@ std::string_view default_http_path(pdata::Signal signal);
 bool parse_export_response(std::string_view response, std::int64_t& rejected, std::string& error_message);
 
 // The retry delay of a serialized google.rpc.Status (gRPC's status details) holding a
-// google.rpc.RetryInfo; 0 when there is none or the bytes are not a Status.
-std::chrono::milliseconds parse_retry_info(std::string_view status_details);
+// google.rpc.RetryInfo: nullopt when there is none or the bytes are not a Status; 0 for a
+// RetryInfo without a (usable) delay; at most a day.
+std::optional<std::chrono::milliseconds> parse_retry_info(std::string_view status_details);
 
 }  // namespace tern::exporter::otlp

@@ -1,6 +1,8 @@
 // The OTLP clients against recording in-test servers on loopback.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "exporter/otlp/otlp_client.h"
 #include "exporter/otlp/test_servers.h"
 #include "gen/workload.h"
@@ -171,6 +173,63 @@ TEST(OtlpClients, ZeroTimeoutMeansNone) {
   }
   EXPECT_EQ(http.store().size(), 1u);
   EXPECT_EQ(grpc.store().size(), 1u);
+}
+
+// A google.rpc.Status holding a RetryInfo; `delay_field`: its retry_delay's bytes (a
+// Duration), absent when empty.
+std::string status_with_retry_info(const std::string& delay_field) {
+  const auto len = [](const std::string& b) { return std::string(1, static_cast<char>(b.size())); };
+  const std::string retry_info = delay_field.empty() ? "" : "\x0a" + len(delay_field) + delay_field;
+  const std::string type = "type.googleapis.com/google.rpc.RetryInfo";
+  const std::string any = "\x0a" + len(type) + type + "\x12" + len(retry_info) + retry_info;
+  return "\x08\x08" + std::string("\x1a") + len(any) + any;  // code 8, details
+}
+
+// It is the presence of a RetryInfo that makes RESOURCE_EXHAUSTED retryable (the OTLP
+// spec), whatever its delay: a zero or missing one made the stage drop the data.
+TEST(ParseRetryInfo, PresenceAndDelay) {
+  EXPECT_EQ(parse_retry_info(status_with_retry_info("\x08\x02")), std::chrono::milliseconds(2000));  // 2 s
+  EXPECT_EQ(parse_retry_info(status_with_retry_info("\x10\x80\x84\xaf\x5f")),
+            std::chrono::milliseconds(200));  // 0.2 s
+  EXPECT_EQ(parse_retry_info(status_with_retry_info("\x08\x00")), std::chrono::milliseconds(0));
+  EXPECT_EQ(parse_retry_info(status_with_retry_info("")), std::chrono::milliseconds(0));
+  EXPECT_EQ(parse_retry_info(status_with_retry_info("\x08\xa0\x8d\x06")),
+            std::chrono::milliseconds(86'400'000));       // 100,000 s: a day
+  EXPECT_EQ(parse_retry_info("\x08\x08"), std::nullopt);  // a Status without details
+  EXPECT_EQ(parse_retry_info(""), std::nullopt);
+}
+
+TEST(OtlpGrpcClient, RetryInfoWithoutDelayIsReported) {
+  test::RecordingGrpcServer server(grpc::StatusCode::RESOURCE_EXHAUSTED, nullptr, status_with_retry_info(""));
+  OtlpClientOptions o;
+  o.endpoint = server.endpoint();
+  auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.code, static_cast<int>(grpc::StatusCode::RESOURCE_EXHAUSTED));
+  EXPECT_TRUE(st.retry_info);
+  EXPECT_EQ(st.retry_after, std::chrono::milliseconds(0));
+  test::RecordingGrpcServer plain(grpc::StatusCode::RESOURCE_EXHAUSTED);
+  o.endpoint = plain.endpoint();
+  EXPECT_FALSE(make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1)).retry_info);
+}
+
+// A timeout on a reused keep-alive connection is an answer that did not come, not a
+// connection the server had closed: it is the caller's to retry (counted, with back-off),
+// not sent again at once and silently (the server had it, and ingested it twice).
+TEST(OtlpHttpClient, ATimeoutOnAReusedConnectionIsNotResent) {
+  test::RecordingHttpServer server;
+  server.script({{200, "", {}, {}}, {200, "", {}, std::chrono::milliseconds(1500)}});
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  o.timeout = std::chrono::milliseconds(300);
+  auto client = make_otlp_client(o);
+  ASSERT_TRUE(client->export_request(pdata::Signal::Logs, logs_request(1)).ok);
+  const auto st = client->export_request(pdata::Signal::Logs, logs_request(1));
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.attempts, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1700));  // the slow answer is done
+  EXPECT_EQ(server.store().size(), 2u);
 }
 
 TEST(ParseExportResponse, ReadsPartialSuccess) {

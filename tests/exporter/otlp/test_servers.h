@@ -87,6 +87,7 @@ class RecordingHttpServer {
     int status = 200;
     std::string body;
     std::vector<std::pair<std::string, std::string>> headers;
+    std::chrono::milliseconds delay{0};  // how long the server takes to answer
   };
 
   explicit RecordingHttpServer(net::TlsServerOptions tls = {}) {
@@ -137,6 +138,7 @@ class RecordingHttpServer {
         a = default_;
       }
     }
+    if (a.delay.count() > 0) std::this_thread::sleep_for(a.delay);
     net::HttpResponse res;
     res.status = a.status;
     res.content_type = "application/x-protobuf";
@@ -155,9 +157,11 @@ class RecordingHttpServer {
 
 class RecordingGrpcServer {
  public:
+  // `details`: the failure's serialized google.rpc.Status (e.g. with a RetryInfo).
   explicit RecordingGrpcServer(grpc::StatusCode answer = grpc::StatusCode::OK,
-                               std::shared_ptr<grpc::ServerCredentials> credentials = nullptr)
-      : answer_(answer) {
+                               std::shared_ptr<grpc::ServerCredentials> credentials = nullptr,
+                               std::string details = "")
+      : answer_(answer), details_(std::move(details)) {
     grpc::ServerBuilder b;
     b.AddListeningPort("127.0.0.1:0", credentials ? credentials : grpc::InsecureServerCredentials(), &port_);
     b.RegisterAsyncGenericService(&service_);
@@ -210,7 +214,7 @@ class RecordingGrpcServer {
             grpc::ByteBuffer empty;
             stream.WriteAndFinish(empty, grpc::WriteOptions(), grpc::Status::OK, this);
           } else {
-            stream.Finish(grpc::Status(server->answer_, "scripted failure"), this);
+            stream.Finish(grpc::Status(server->answer_, "scripted failure", server->details_), this);
           }
           return true;
         }
@@ -231,6 +235,7 @@ class RecordingGrpcServer {
   }
 
   grpc::StatusCode answer_;
+  std::string details_;
   grpc::AsyncGenericService service_;
   std::unique_ptr<grpc::ServerCompletionQueue> cq_;
   std::unique_ptr<grpc::Server> server_;
