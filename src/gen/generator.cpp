@@ -29,7 +29,9 @@ std::optional<AttrValue> parse_scalar(std::string_view v, std::string& error) {
     out.b = v == "true";
     return out;
   }
-  if (const std::optional<std::int64_t> i = tern::text::parse_whole<std::int64_t>(v)) {
+  // Go's strconv.Atoi, which telemetrygen uses, takes a leading '+'.
+  const std::string_view digits = v.size() > 1 && v.front() == '+' && v[1] != '-' ? v.substr(1) : v;
+  if (const std::optional<std::int64_t> i = tern::text::parse_whole<std::int64_t>(digits)) {
     out.kind = AttrValue::Kind::Int;
     out.i = *i;
     return out;

@@ -394,6 +394,8 @@ TEST(GenParse, AttributesAndDurations) {
   ASSERT_EQ(a->second.items.size(), 2u);
   EXPECT_EQ(a->second.items[0].s, "a,b");
   EXPECT_EQ(parse_attribute("n=-5", err)->second.i, -5);
+  EXPECT_EQ(parse_attribute("n=+5", err)->second.i, 5);  // Go's Atoi takes the sign
+  EXPECT_FALSE(parse_attribute("n=+-5", err));
   EXPECT_EQ(parse_go_duration("1m30s", err)->count(), 90'000'000'000);
   EXPECT_EQ(parse_go_duration("123us", err)->count(), 123'000);
   EXPECT_EQ(parse_go_duration("1.5s", err)->count(), 1'500'000'000);
