@@ -3,7 +3,9 @@
 // Transformation Language, pkg/ottl in the Collector): `and`, `or`, `not`, parentheses,
 // comparisons (== != < <= > >=) of paths, literals and enums, and the converters IsMatch,
 // IsString, IsInt, IsDouble, IsBool, IsMap, IsList. Parsed once (the config loader reports
-// errors); evaluated per item without allocating.
+// errors); evaluated per item without allocating, except IsMatch on a value that is no string
+// (its text, pdata/value_text.h, is built). Parentheses, `not` and converters nest at most 256
+// deep; `and` / `or` chains are one node each, of any length.
 //
 // Hand-written: OTTL has no C or C++ implementation to use, and only this small boolean part
 // is needed. Semantics follow OTTL: values of different types are not equal (integers and

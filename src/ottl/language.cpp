@@ -1,5 +1,6 @@
 #include "ottl/condition.h"
 #include "ottl/statement.h"
+#include "pdata/value_text.h"
 #include "text/numbers.h"
 
 #include <re2/re2.h>
@@ -41,13 +42,13 @@ struct Value {
   std::int64_t i = 0;
   double d = 0;
   std::string_view s;
-  const pdata::AnyValue* any = nullptr;  // kMap, kList: for further keys
+  const pdata::Attributes* map = nullptr;             // kMap (null: an empty one)
+  const pdata::Vec<pdata::AnyValue>* list = nullptr;  // kList (null: an empty one)
 };
 
 Value from_any(const pdata::AnyValue* v) {
   Value out;
   if (!v) return out;
-  out.any = v;
   switch (v->kind) {
     case pdata::ValueKind::Empty:
       break;
@@ -73,12 +74,38 @@ Value from_any(const pdata::AnyValue* v) {
       break;
     case pdata::ValueKind::Array:
       out.kind = Kind::kList;
+      out.list = v->array;
       break;
     case pdata::ValueKind::KvList:
       out.kind = Kind::kMap;
+      out.map = v->kvlist;
       break;
   }
   return out;
+}
+
+// The value as an AnyValue that points at the same data (to be read only), for the shared
+// value-to-text conversion and deep comparisons.
+pdata::AnyValue as_any(const Value& v) {
+  switch (v.kind) {
+    case Kind::kNil:
+      break;
+    case Kind::kBool:
+      return pdata::AnyValue::boolean(v.b);
+    case Kind::kInt:
+      return pdata::AnyValue::integer(v.i);
+    case Kind::kDouble:
+      return pdata::AnyValue::dbl(v.d);
+    case Kind::kString:
+      return pdata::AnyValue::string(v.s);
+    case Kind::kBytes:
+      return pdata::AnyValue::bytes(v.s);
+    case Kind::kMap:
+      return pdata::AnyValue::make_kvlist(const_cast<pdata::Attributes*>(v.map));
+    case Kind::kList:
+      return pdata::AnyValue::make_array(const_cast<pdata::Vec<pdata::AnyValue>*>(v.list));
+  }
+  return {};
 }
 
 Value integer(std::int64_t i) {
@@ -221,6 +248,9 @@ struct Condition::Node {
   };
   Op op = Op::kLiteral;
   std::unique_ptr<Node> a, b;
+  // kOr, kAnd: every operand of a chain (`x or y or z`), evaluated in a loop. A chain as
+  // nested binary nodes was evaluated and freed by recursion as deep as the chain was long.
+  std::vector<std::unique_ptr<Node>> operands;
   Value literal;
   std::string literal_text;  // what a string literal's value points into
   Field field = Field::kAttributes;
@@ -235,7 +265,13 @@ struct Statement::Impl {
   std::string key;                  // delete_key
   std::vector<std::string> keep;    // keep_keys
   std::unique_ptr<re2::RE2> regex;  // delete_matching_keys, replace_pattern
-  std::string replacement;          // replace_pattern, in RE2's \1 form
+  // replace_pattern's replacement, resolved against the regex's groups as Go's
+  // regexp.Expand reads it: literal text, and the groups whose text goes between.
+  struct Piece {
+    std::string text;
+    int group = -1;  // >= 0: that group's match instead of text
+  };
+  std::vector<Piece> replacement;
 };
 
 namespace {
@@ -253,6 +289,7 @@ Value keyed(const pdata::Attributes* attrs, const std::vector<std::string>& keys
   if (keys.empty()) {
     Value v;
     v.kind = attrs ? Kind::kMap : Kind::kNil;
+    v.map = attrs;
     return v;
   }
   const pdata::AnyValue* v = find(attrs, keys[0]);
@@ -341,72 +378,136 @@ Value value_of(const Node& n, const Item& it) {
   return {};
 }
 
-bool numeric(const Value& v) { return v.kind == Kind::kInt || v.kind == Kind::kDouble; }
-double as_double(const Value& v) { return v.kind == Kind::kInt ? static_cast<double>(v.i) : v.d; }
-
-// -1, 0, 1; nullopt when the two cannot be ordered (or compared at all).
-std::optional<int> order(const Value& x, const Value& y) {
-  if (x.kind == Kind::kInt && y.kind == Kind::kInt) return (x.i > y.i) - (x.i < y.i);
-  if (numeric(x) && numeric(y)) {
-    const double a = as_double(x), b = as_double(y);
-    if (std::isnan(a) || std::isnan(b)) return std::nullopt;
-    return (a > b) - (a < b);
+template <class T>
+bool ordered(const T& a, const T& b, Op op) {
+  switch (op) {
+    case Op::kEq:
+      return a == b;
+    case Op::kNe:
+      return a != b;
+    case Op::kLt:
+      return a < b;
+    case Op::kLe:
+      return a <= b;
+    case Op::kGt:
+      return a > b;
+    case Op::kGe:
+      return a >= b;
+    default:
+      return false;
   }
-  if (x.kind == Kind::kString && y.kind == Kind::kString) {
-    const int c = x.s.compare(y.s);
-    return (c > 0) - (c < 0);
-  }
-  return std::nullopt;
 }
 
-bool equal(const Value& x, const Value& y) {
-  if (x.kind == Kind::kNil || y.kind == Kind::kNil) return x.kind == y.kind;
-  if (x.kind == Kind::kBool && y.kind == Kind::kBool) return x.b == y.b;
-  if (x.kind == Kind::kBytes && y.kind == Kind::kBytes) return x.s == y.s;
-  const auto o = order(x, y);
-  return o && *o == 0;
+// pcommon's Value.Equal, on a stack instead of recursion: same kind and content; maps equal
+// when they have as many keys and each key's (first) value is equal, in any order; lists
+// element by element.
+bool deep_equal(const pdata::AnyValue& x, const pdata::AnyValue& y) {
+  using K = pdata::ValueKind;
+  std::vector<std::pair<const pdata::AnyValue*, const pdata::AnyValue*>> todo{{&x, &y}};
+  while (!todo.empty()) {
+    const auto [a, b] = todo.back();
+    todo.pop_back();
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+      case K::Empty:
+        break;
+      case K::String:
+      case K::Bytes:
+        if (a->string_value != b->string_value) return false;
+        break;
+      case K::Bool:
+        if (a->bool_value != b->bool_value) return false;
+        break;
+      case K::Int:
+        if (a->int_value != b->int_value) return false;
+        break;
+      case K::Double:
+        if (!(a->double_value == b->double_value)) return false;
+        break;
+      case K::Array: {
+        const std::size_t n = a->array ? a->array->size() : 0;
+        if (n != (b->array ? b->array->size() : 0)) return false;
+        for (std::size_t k = 0; k < n; ++k) todo.push_back({&(*a->array)[k], &(*b->array)[k]});
+        break;
+      }
+      case K::KvList: {
+        const std::size_t n = a->kvlist ? a->kvlist->size() : 0;
+        if (n != (b->kvlist ? b->kvlist->size() : 0)) return false;
+        for (std::size_t k = 0; k < n; ++k) {
+          const pdata::KeyValue& kv = (*a->kvlist)[k];
+          const pdata::AnyValue* other = pdata::find_attribute(*b->kvlist, kv.key);
+          if (!other) return false;
+          todo.push_back({&kv.value, other});
+        }
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+// pkg/ottl/compare.go. nil equals only nil (and so is <= and >= it); empty bytes are nil there
+// too (pdata hands them to OTTL as a nil slice). Values of different types are only unequal,
+// except integers and doubles, which compare as numbers. Booleans order false < true, strings
+// and bytes bytewise; maps and lists are equal or not, by content, and have no order.
+bool compare(const Value& x, const Value& y, Op op) {
+  const auto nil = [](const Value& v) {
+    return v.kind == Kind::kNil || (v.kind == Kind::kBytes && v.s.empty());
+  };
+  if (nil(x) && nil(y)) return op == Op::kEq || op == Op::kLe || op == Op::kGe;
+  if (nil(x) || nil(y)) return op == Op::kNe;
+  if (x.kind == Kind::kInt && y.kind == Kind::kInt) return ordered(x.i, y.i, op);
+  const auto number = [](const Value& v) { return v.kind == Kind::kInt ? static_cast<double>(v.i) : v.d; };
+  const auto numeric = [](const Value& v) { return v.kind == Kind::kInt || v.kind == Kind::kDouble; };
+  if (numeric(x) && numeric(y)) return ordered(number(x), number(y), op);  // NaN: only != holds
+  if (x.kind != y.kind) return op == Op::kNe;
+  switch (x.kind) {
+    case Kind::kBool:
+      return ordered(static_cast<int>(x.b), static_cast<int>(y.b), op);
+    case Kind::kString:
+    case Kind::kBytes:
+      return ordered(x.s, y.s, op);  // string_view compares bytes as unsigned char
+    case Kind::kMap:
+    case Kind::kList:
+      if (op != Op::kEq && op != Op::kNe) return false;
+      return deep_equal(as_any(x), as_any(y)) == (op == Op::kEq);
+    default:
+      return false;
+  }
 }
 
 bool truth(const Node& n, const Item& it) {
   switch (n.op) {
     case Op::kOr:
-      return truth(*n.a, it) || truth(*n.b, it);
+      for (const auto& o : n.operands)
+        if (truth(*o, it)) return true;
+      return false;
     case Op::kAnd:
-      return truth(*n.a, it) && truth(*n.b, it);
+      for (const auto& o : n.operands)
+        if (!truth(*o, it)) return false;
+      return true;
     case Op::kNot:
       return !truth(*n.a, it);
     case Op::kEq:
-      return equal(value_of(*n.a, it), value_of(*n.b, it));
     case Op::kNe:
-      return !equal(value_of(*n.a, it), value_of(*n.b, it));
     case Op::kLt:
     case Op::kLe:
     case Op::kGt:
-    case Op::kGe: {
-      const auto o = order(value_of(*n.a, it), value_of(*n.b, it));
-      if (!o) return false;
-      return n.op == Op::kLt ? *o < 0 : n.op == Op::kLe ? *o <= 0 : n.op == Op::kGt ? *o > 0 : *o >= 0;
-    }
+    case Op::kGe:
+      return compare(value_of(*n.a, it), value_of(*n.b, it), n.op);
     case Op::kLiteral:
       return n.literal.kind == Kind::kBool && n.literal.b;
     case Op::kPath:
       return false;  // not reached: the parser keeps bare paths out of conditions
     case Op::kIsMatch: {
+      // The text OTTL's string-like getter makes of the value (pdata/value_text.h); nil, and
+      // what it cannot write (a NaN), match nothing.
       const Value v = value_of(*n.a, it);
-      char buf[32];
-      std::string_view s;
-      if (v.kind == Kind::kString) {
-        s = v.s;
-      } else if (v.kind == Kind::kInt) {
-        s = std::string_view(buf,
-                             static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v.i).ptr - buf));
-      } else if (v.kind == Kind::kDouble) {
-        s = std::string_view(buf,
-                             static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v.d).ptr - buf));
-      } else if (v.kind == Kind::kBool) {
-        s = v.b ? "true" : "false";
-      } else {
-        return false;  // nil, bytes, maps and lists match nothing
+      std::string text;
+      std::string_view s = v.s;
+      if (v.kind != Kind::kString) {
+        if (!pdata::ottl_string_like(as_any(v), text)) return false;
+        s = text;
       }
       return re2::RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *n.regex);
     }
@@ -470,6 +571,88 @@ class Parser {
     return nullptr;
   }
 
+  // The escape at src_[j] (a backslash, with at least one byte after it) onto `out`, j moved
+  // past it. OTTL's lexer hands strings to Go's strconv.Unquote, whose escapes these are; any
+  // other is an error, not the escaped byte.
+  bool unescape(std::size_t& j, std::string& out) {
+    const std::size_t at = j;
+    const char e = src_[j + 1];
+    j += 2;
+    const auto bad = [&](const std::string& why) {
+      return static_cast<bool>(fail(at, "invalid quoted string: " + why));
+    };
+    static constexpr std::string_view kSimple = "abfnrtv\\\"";
+    static constexpr std::string_view kSimpleValue = "\a\b\f\n\r\t\v\\\"";
+    if (const std::size_t k = kSimple.find(e); k != std::string_view::npos) {
+      out += kSimpleValue[k];
+      return true;
+    }
+    if (e >= '0' && e <= '7') {  // exactly three octal digits, at most \377
+      unsigned v = 0;
+      for (std::size_t k = 0; k < 3; ++k) {
+        const char d = at + 1 + k < src_.size() ? src_[at + 1 + k] : '\0';
+        if (d < '0' || d > '7') return bad(std::string("\\") + e + " takes 3 octal digits");
+        v = v * 8 + static_cast<unsigned>(d - '0');
+      }
+      if (v > 255) return bad("octal " + std::string(src_.substr(at, 4)) + " is above \\377");
+      out += static_cast<char>(v);
+      j = at + 4;
+      return true;
+    }
+    if (e == 'x' || e == 'u' || e == 'U') {
+      const std::size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+      std::uint32_t v = 0;
+      for (std::size_t k = 0; k < digits; ++k) {
+        const char d = j + k < src_.size() ? src_[j + k] : '\0';
+        if (!std::isxdigit(static_cast<unsigned char>(d)))
+          return bad(std::string("\\") + e + " takes " + std::to_string(digits) + " hex digits");
+        v = v * 16 + static_cast<std::uint32_t>(
+                         std::isdigit(static_cast<unsigned char>(d)) ? d - '0' : (d | 0x20) - 'a' + 10);
+      }
+      j += digits;
+      if (e == 'x') {  // a byte, which need not be UTF-8
+        out += static_cast<char>(v);
+        return true;
+      }
+      if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return bad(std::string(src_.substr(at, 2 + digits)) + " is not a Unicode code point");
+      if (v < 0x80) {  // UTF-8
+        out += static_cast<char>(v);
+      } else if (v < 0x800) {
+        out += static_cast<char>(0xC0 | (v >> 6));
+        out += static_cast<char>(0x80 | (v & 0x3F));
+      } else if (v < 0x10000) {
+        out += static_cast<char>(0xE0 | (v >> 12));
+        out += static_cast<char>(0x80 | ((v >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (v & 0x3F));
+      } else {
+        out += static_cast<char>(0xF0 | (v >> 18));
+        out += static_cast<char>(0x80 | ((v >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((v >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (v & 0x3F));
+      }
+      return true;
+    }
+    return bad(std::string("\\") + e + " is not an escape");
+  }
+
+  // Parentheses, `not` and converter arguments nest by recursion; deeper than this is a
+  // config error rather than a stack overflow (50,000 parentheses crashed the config check).
+  static constexpr int kMaxDepth = 256;
+  class Nesting {
+   public:
+    Nesting(Parser& p, std::size_t at) : p_(p) {
+      if (++p_.depth_ > kMaxDepth)
+        p_.fail(at,
+                "nesting deeper than " + std::to_string(kMaxDepth) + " (parentheses, not and converters)");
+    }
+    ~Nesting() { --p_.depth_; }
+    bool ok() const { return p_.depth_ <= kMaxDepth; }
+
+   private:
+    Parser& p_;
+  };
+
   bool tokenize() {
     std::size_t i = 0;
     while (i < src_.size()) {
@@ -509,17 +692,21 @@ class Parser {
         std::size_t j = i + 1;
         bool closed = false;
         while (j < src_.size()) {
-          const char d = src_[j++];
+          const char d = src_[j];
           if (d == '"') {
             closed = true;
+            ++j;
             break;
           }
-          if (d == '\\' && j < src_.size()) {
-            const char e = src_[j++];
-            t.text += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+          if (d == '\n')
+            return static_cast<bool>(fail(j, "invalid quoted string: a line break must be written \\n"));
+          if (d == '\\') {
+            if (j + 1 >= src_.size()) break;  // not closed
+            if (!unescape(j, t.text)) return false;
             continue;
           }
           t.text += d;
+          ++j;
         }
         if (!closed) return static_cast<bool>(fail(i, "the string is not closed"));
         t.type = Tok::kString;
@@ -567,36 +754,35 @@ class Parser {
     return n;
   }
 
-  std::unique_ptr<Node> disjunction() {
-    auto n = conjunction();
-    while (n && keyword("or")) {
+  // `x or y or ...` (op kOr, operands from conjunction) and `x and y and ...` (kAnd, from
+  // unary): one node holding every operand, however long the chain.
+  std::unique_ptr<Node> chain(Op op, std::string_view word, std::unique_ptr<Node> (Parser::*operand)()) {
+    auto first = (this->*operand)();
+    if (!first || !keyword(word)) return first;
+    auto n = std::make_unique<Node>();
+    n->op = op;
+    n->operands.push_back(std::move(first));
+    while (keyword(word)) {
       next();
-      auto rhs = conjunction();
+      auto rhs = (this->*operand)();
       if (!rhs) return nullptr;
-      n = join(Op::kOr, std::move(n), std::move(rhs));
+      n->operands.push_back(std::move(rhs));
     }
     return n;
   }
-
-  std::unique_ptr<Node> conjunction() {
-    auto n = unary();
-    while (n && keyword("and")) {
-      next();
-      auto rhs = unary();
-      if (!rhs) return nullptr;
-      n = join(Op::kAnd, std::move(n), std::move(rhs));
-    }
-    return n;
-  }
+  std::unique_ptr<Node> disjunction() { return chain(Op::kOr, "or", &Parser::conjunction); }
+  std::unique_ptr<Node> conjunction() { return chain(Op::kAnd, "and", &Parser::unary); }
 
   std::unique_ptr<Node> unary() {
     if (keyword("not")) {
-      next();
+      const Nesting nest(*this, next().at);
+      if (!nest.ok()) return nullptr;
       auto n = unary();
       return n ? join(Op::kNot, std::move(n), nullptr) : nullptr;
     }
     if (peek().type == Tok::kLParen) {
-      next();
+      const Nesting nest(*this, next().at);
+      if (!nest.ok()) return nullptr;
       auto n = disjunction();
       if (!n) return nullptr;
       if (peek().type != Tok::kRParen) return fail(peek().at, "expected \")\"");
@@ -691,6 +877,8 @@ class Parser {
   std::unique_ptr<Node> converter() {
     const Token name = next();
     next();  // (
+    const Nesting nest(*this, name.at);
+    if (!nest.ok()) return nullptr;
     static constexpr std::pair<std::string_view, Op> kConverters[] = {
         {"IsMatch", Op::kIsMatch},   {"IsString", Op::kIsString}, {"IsInt", Op::kIsInt},
         {"IsDouble", Op::kIsDouble}, {"IsBool", Op::kIsBool},     {"IsMap", Op::kIsMap},
@@ -830,6 +1018,7 @@ class Parser {
   std::string& error_;
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  int depth_ = 0;  // see Nesting
 };
 
 using Editor = Statement::Impl::Editor;
@@ -861,31 +1050,57 @@ bool settable(const Node& n) {
   }
 }
 
-// Go's regexp expansion ($1, ${1}, $$) as RE2's rewrite string (\1, \$ is not needed).
-std::optional<std::string> rewrite_string(std::string_view go, std::string& why) {
-  std::string out;
-  for (std::size_t i = 0; i < go.size(); ++i) {
-    const char c = go[i];
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c != '$') {
-      out += c;
-    } else if (i + 1 < go.size() && go[i + 1] == '$') {
-      out += '$';
-      ++i;
-    } else if (i + 1 < go.size() && std::isdigit(static_cast<unsigned char>(go[i + 1]))) {
-      out += '\\';
-      out += go[++i];
-    } else if (i + 3 < go.size() && go[i + 1] == '{' && std::isdigit(static_cast<unsigned char>(go[i + 2])) &&
-               go[i + 3] == '}') {
-      out += '\\';
-      out += go[i + 2];
-      i += 3;
-    } else {
-      why = "replace_pattern: only $1..$9 (or ${1}) refer to groups, and $$ is a $";
-      return std::nullopt;
+// A replacement as Go's regexp.Expand reads it (what ReplaceAllString, and so OTTL's
+// replace_pattern, uses): `$$` is a '$'; `$name` takes the longest run of ASCII letters,
+// digits and '_' ($1x is the group named "1x"), `${name}` delimits it; a name of digits
+// without a leading zero is a group number. A group that does not exist is empty; a '$' that
+// starts no name (`$-`, an unclosed `${x`) is itself. Resolved against `re` once, here.
+std::vector<Statement::Impl::Piece> go_expansion(std::string_view t, const re2::RE2& re) {
+  std::vector<Statement::Impl::Piece> out;
+  std::string text;
+  const auto& names = re.NamedCapturingGroups();
+  const int groups = re.NumberOfCapturingGroups();
+  const auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t dollar; (dollar = t.find('$')) != std::string_view::npos;) {
+    text.append(t.substr(0, dollar));
+    t.remove_prefix(dollar + 1);
+    if (!t.empty() && t[0] == '$') {
+      text += '$';
+      t.remove_prefix(1);
+      continue;
     }
+    const bool brace = !t.empty() && t[0] == '{';
+    const std::string_view rest = t.substr(brace ? 1 : 0);
+    std::size_t len = 0;
+    while (len < rest.size() && name_char(rest[len])) ++len;
+    if (len == 0 || (brace && (len == rest.size() || rest[len] != '}'))) {
+      text += '$';  // no name: the '$' is text, and what follows it is read on
+      continue;
+    }
+    const std::string_view name = rest.substr(0, len);
+    t = rest.substr(len + (brace ? 1 : 0));
+    long num = 0;  // Go: digits only, no leading zero, given up past 1e8
+    for (const char c : name) {
+      if (c < '0' || c > '9' || num >= 100000000) {
+        num = -1;
+        break;
+      }
+      num = num * 10 + (c - '0');
+    }
+    if (name.size() > 1 && name[0] == '0') num = -1;
+    int group = -1;
+    if (num >= 0) {
+      if (num <= groups) group = static_cast<int>(num);
+    } else if (const auto it = names.find(std::string(name)); it != names.end()) {
+      group = it->second;
+    }
+    if (group < 0) continue;  // no such group: nothing
+    if (!text.empty()) out.push_back({std::move(text), -1});
+    text.clear();
+    out.push_back({std::string(), group});
   }
+  text.append(t);
+  if (!text.empty()) out.push_back({std::move(text), -1});
   return out;
 }
 
@@ -959,7 +1174,7 @@ bool Parser::parse_statement(Statement::Impl& out) {
         break;
       }
       {
-        std::string pattern, replacement, why;
+        std::string pattern, replacement;
         const std::size_t pat = peek().at;
         if (!string_arg(pattern, "the pattern") || !comma()) return false;
         out.regex = std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet);
@@ -967,19 +1182,8 @@ bool Parser::parse_statement(Statement::Impl& out) {
           fail(pat, "replace_pattern: " + out.regex->error());
           return false;
         }
-        const std::size_t rat = peek().at;
         if (!string_arg(replacement, "the replacement")) return false;
-        const auto rewrite = rewrite_string(replacement, why);
-        if (!rewrite) {
-          fail(rat, why);
-          return false;
-        }
-        std::string check_error;
-        if (!out.regex->CheckRewriteString(*rewrite, &check_error)) {
-          fail(rat, "replace_pattern: " + check_error);
-          return false;
-        }
-        out.replacement = *rewrite;
+        out.replacement = go_expansion(replacement, *out.regex);
       }
       break;
     case Editor::kDeleteKey:
@@ -1056,6 +1260,57 @@ pdata::Attributes* map_of(Field f, const MutableItem& it) {
   }
 }
 
+// A copy of `v` in `a`, maps and lists too, as OTTL's set copies them (pcommon CopyTo): the
+// target never shares, or contains, the map it was set from (set(attributes["x"], attributes)
+// copies what the map held before). Built a container at a time from a stack of pending
+// ones, each given its full size before it is filled (so no member moves), not by recursion.
+pdata::AnyValue deep_copy(const pdata::AnyValue& v, const pdata::Arena& a) {
+  struct Pending {
+    const pdata::AnyValue* from;  // an Array or KvList
+    pdata::AnyValue* to;          // its copy, empty so far
+  };
+  std::vector<Pending> pending;
+  const auto one = [&](const pdata::AnyValue& from, pdata::AnyValue& to) {
+    switch (from.kind) {
+      case pdata::ValueKind::String:
+        to = pdata::AnyValue::string(a.copy(from.string_value));
+        break;
+      case pdata::ValueKind::Bytes:
+        to = pdata::AnyValue::bytes(a.copy(from.string_value));
+        break;
+      case pdata::ValueKind::KvList:
+        to = pdata::AnyValue::make_kvlist(a.make<pdata::Vec<pdata::KeyValue>>(a.vec<pdata::KeyValue>()));
+        if (from.kvlist && !from.kvlist->empty()) pending.push_back({&from, &to});
+        break;
+      case pdata::ValueKind::Array:
+        to = pdata::AnyValue::make_array(a.make<pdata::Vec<pdata::AnyValue>>(a.vec<pdata::AnyValue>()));
+        if (from.array && !from.array->empty()) pending.push_back({&from, &to});
+        break;
+      default:
+        to = from;
+    }
+  };
+  pdata::AnyValue out;
+  one(v, out);
+  while (!pending.empty()) {
+    const Pending p = pending.back();
+    pending.pop_back();
+    if (p.from->kind == pdata::ValueKind::KvList) {
+      auto& dst = *p.to->kvlist;
+      dst.resize(p.from->kvlist->size());
+      for (std::size_t k = 0; k < dst.size(); ++k) {
+        dst[k].key = a.copy((*p.from->kvlist)[k].key);
+        one((*p.from->kvlist)[k].value, dst[k].value);
+      }
+    } else {
+      auto& dst = *p.to->array;
+      dst.resize(p.from->array->size());
+      for (std::size_t k = 0; k < dst.size(); ++k) one((*p.from->array)[k], dst[k]);
+    }
+  }
+  return out;
+}
+
 pdata::AnyValue to_any(const Value& v, const pdata::Arena& a) {
   switch (v.kind) {
     case Kind::kString:
@@ -1070,7 +1325,7 @@ pdata::AnyValue to_any(const Value& v, const pdata::Arena& a) {
       return pdata::AnyValue::dbl(v.d);
     case Kind::kMap:
     case Kind::kList:
-      return *v.any;  // the same batch's arena holds what it points to
+      return deep_copy(as_any(v), a);
     case Kind::kNil:
       break;
   }
@@ -1100,19 +1355,17 @@ pdata::Str* text_field(Field f, const MutableItem& it) {
 
 void assign(const Node& target, const Value& v, const MutableItem& it, const pdata::Arena& a) {
   if (v.kind == Kind::kNil) return;  // OTTL: setting nil changes nothing
-  // A whole attribute map (`attributes` with no key) is no AnyValue; pointing one at it would
-  // let a map hold itself (set(attributes["x"], attributes)), so it is not set (found by
-  // ottl_fuzz).
-  if ((v.kind == Kind::kMap || v.kind == Kind::kList) && !v.any) return;
   if (pdata::Attributes* m = map_of(target.field, it)) {
+    // The copy first: `v` may be this very map (set(attributes["x"], attributes)).
+    pdata::AnyValue copy = to_any(v, a);
     const std::string_view key = target.keys.front();
     for (auto& kv : *m) {
       if (kv.key == key) {
-        kv.value = to_any(v, a);
+        kv.value = copy;
         return;
       }
     }
-    m->push_back({a.copy(key), to_any(v, a)});
+    m->push_back({a.copy(key), copy});
     return;
   }
   if (target.field == Field::kLogBody) {
@@ -1123,6 +1376,48 @@ void assign(const Node& target, const Value& v, const MutableItem& it, const pda
   } else if (pdata::Str* t = text_field(target.field, it)) {
     if (v.kind == Kind::kString) *t = a.copy(v.s);
   }
+}
+
+// Go's Regexp.ReplaceAllString into `out`; false when nothing matched. Its stepping: after
+// each match, search on from its end, or one character further when it was empty; an empty
+// match right after a match is not replaced (except at the very start).
+bool replace_all(std::string_view s, const re2::RE2& re, const std::vector<Statement::Impl::Piece>& with,
+                 std::string& out) {
+  const int n = 1 + re.NumberOfCapturingGroups();
+  std::vector<re2::StringPiece> m(static_cast<std::size_t>(n));
+  const re2::StringPiece text(s.data(), s.size());
+  // The length of the UTF-8 character at i (1 for a byte that starts none), as Go steps.
+  const auto width = [&](std::size_t i) -> std::size_t {
+    if (i >= s.size()) return 0;
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 1;
+    if (len > s.size() - i) return 1;
+    for (std::size_t k = 1; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 1;
+    return len;
+  };
+  bool matched = false;
+  std::size_t pos = 0, last_end = 0;
+  while (pos <= s.size() && re.Match(text, pos, s.size(), re2::RE2::UNANCHORED, m.data(), n)) {
+    matched = true;
+    const auto begin = static_cast<std::size_t>(m[0].data() - s.data());
+    const std::size_t end = begin + m[0].size();
+    out.append(s.substr(last_end, begin - last_end));
+    if (end > last_end || begin == 0) {
+      for (const auto& piece : with) {
+        if (piece.group < 0)
+          out += piece.text;
+        else if (m[static_cast<std::size_t>(piece.group)].data())
+          out.append(m[static_cast<std::size_t>(piece.group)].data(),
+                     m[static_cast<std::size_t>(piece.group)].size());
+      }
+    }
+    last_end = end;
+    const std::size_t w = width(pos);
+    pos = pos + w > end ? pos + w : pos + 1 > end ? pos + 1 : end;
+  }
+  if (matched) out.append(s.substr(last_end));
+  return matched;
 }
 
 void run(const Statement::Impl& st, const MutableItem& it, const pdata::Arena& a) {
@@ -1152,8 +1447,8 @@ void run(const Statement::Impl& st, const MutableItem& it, const pdata::Arena& a
     case Editor::kReplacePattern: {
       const Value cur = value_of(*st.target, view);
       if (cur.kind != Kind::kString) break;  // only strings are rewritten
-      std::string s(cur.s);
-      if (re2::RE2::GlobalReplace(&s, *st.regex, st.replacement) > 0) assign(*st.target, text(s), it, a);
+      std::string s;
+      if (replace_all(cur.s, *st.regex, st.replacement, s)) assign(*st.target, text(s), it, a);
       break;
     }
   }

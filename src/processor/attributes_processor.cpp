@@ -1,4 +1,5 @@
 #include "processor/attributes_processor.h"
+#include "pdata/value_text.h"
 #include "text/numbers.h"
 
 #include <re2/re2.h>
@@ -33,10 +34,18 @@ pdata::AnyValue typed(const config::AttributesProcessorConfig::Entry& a, const p
   return pdata::AnyValue::string(arena.copy(a.value));
 }
 
-// The Collector's convert: a value that cannot become the type stays as it is.
+// Go's strconv.ParseInt / ParseFloat take one leading sign, '+' too; from_chars takes only
+// '-'. (ParseFloat's hex floats and "Inf" spellings beyond from_chars's are not taken here.)
+template <class T>
+std::optional<T> parse_go(std::string_view s) {
+  if (s.size() > 1 && s[0] == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);
+  return tern::text::parse_whole<T>(s);
+}
+
+// The Collector's convert (attraction/type_converter.go): a value that cannot become the type
+// stays as it is; anything but a string becomes a string as pcommon's AsString writes it.
 void convert(pdata::AnyValue& v, Type to, const pdata::Arena& arena) {
   using K = pdata::ValueKind;
-  char buf[32];
   switch (to) {
     case Type::kInt:
       if (v.kind == K::Double && std::isfinite(v.double_value) && std::fabs(v.double_value) < 9.2e18) {
@@ -44,8 +53,7 @@ void convert(pdata::AnyValue& v, Type to, const pdata::Arena& arena) {
       } else if (v.kind == K::Bool) {
         v = pdata::AnyValue::integer(v.bool_value ? 1 : 0);
       } else if (v.kind == K::String) {
-        if (const auto i = tern::text::parse_whole<std::int64_t>(v.string_value))
-          v = pdata::AnyValue::integer(*i);
+        if (const auto i = parse_go<std::int64_t>(v.string_value)) v = pdata::AnyValue::integer(*i);
       }
       break;
     case Type::kDouble:
@@ -54,19 +62,11 @@ void convert(pdata::AnyValue& v, Type to, const pdata::Arena& arena) {
       } else if (v.kind == K::Bool) {
         v = pdata::AnyValue::dbl(v.bool_value ? 1.0 : 0.0);
       } else if (v.kind == K::String) {
-        if (const auto d = tern::text::parse_whole<double>(v.string_value)) v = pdata::AnyValue::dbl(*d);
+        if (const auto d = parse_go<double>(v.string_value)) v = pdata::AnyValue::dbl(*d);
       }
       break;
     case Type::kString:
-      if (v.kind == K::Int) {
-        v = pdata::AnyValue::string(
-            arena.copy(std::string_view(buf, std::to_chars(buf, buf + sizeof buf, v.int_value).ptr - buf)));
-      } else if (v.kind == K::Double) {
-        v = pdata::AnyValue::string(arena.copy(
-            std::string_view(buf, std::to_chars(buf, buf + sizeof buf, v.double_value).ptr - buf)));
-      } else if (v.kind == K::Bool) {
-        v = pdata::AnyValue::string(v.bool_value ? "true" : "false");
-      }
+      if (v.kind != K::String) v = pdata::AnyValue::string(arena.copy(pdata::pcommon_as_string(v)));
       break;
     case Type::kBool:
       break;  // not a convert target

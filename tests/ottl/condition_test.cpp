@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <re2/re2.h>
+
+#include <string>
+
 #include "otlp/json_codec.h"
 
 namespace tern::ottl {
@@ -159,6 +163,142 @@ TEST_F(ConditionTest, ErrorsSayWhatAndWhere) {
             "column 20: \"99999999999999999999\" is not a 64-bit integer");
   EXPECT_EQ(error_of(R"(body == "x" body)"), "column 13: unexpected \"body\"");
   EXPECT_EQ(error_of(""), "column 1: expected a value, got \"end of condition\"");
+}
+
+// Found by an audit: nesting was parsed by recursion (50,000 parentheses or 200,000 `not`
+// crashed the config check), and `or`/`and` chains were left-deep trees evaluated and freed by
+// recursion (a 50,000-term `or` loaded, then crashed on the first record).
+TEST_F(ConditionTest, DeepNestingIsAnErrorNotACrash) {
+  const auto nested = [](std::size_t n, const std::string& open, const std::string& close) {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) s += open;
+    s += R"(body == "x")";
+    for (std::size_t i = 0; i < n; ++i) s += close;
+    return s;
+  };
+  EXPECT_EQ(error_of(nested(50000, "(", ")")),
+            "column 257: nesting deeper than 256 (parentheses, not and converters)");
+  EXPECT_EQ(error_of(nested(200000, "not ", "")),
+            "column 1025: nesting deeper than 256 (parentheses, not and converters)");
+  EXPECT_EQ(error_of(nested(50000, "IsString(", ")")).rfind("column 2305: nesting deeper than 256", 0), 0u);
+  // Up to the limit, nesting works.
+  EXPECT_TRUE(log_matches(nested(255, "(", ")").replace(255, 11, R"(body == "GET /healthz 200")")));
+  EXPECT_TRUE(log_matches(nested(256, "not ", "").replace(1024, 11, "true")));
+}
+
+TEST_F(ConditionTest, LongAndOrChainsEvaluateWithoutRecursion) {
+  constexpr int kTerms = 200000;
+  std::string any, all;
+  for (int i = 0; i < kTerms; ++i) {
+    any += (i ? " or " : "") + std::string(R"(attributes["route"] == "/r)") + std::to_string(i) + "\"";
+    all += (i ? " and " : "") + std::string(R"(attributes["route"] != "/r)") + std::to_string(i) + "\"";
+  }
+  EXPECT_FALSE(log_matches(any));
+  EXPECT_TRUE(log_matches(all));
+  EXPECT_TRUE(log_matches(any + R"( or body == "GET /healthz 200")"));
+  EXPECT_FALSE(log_matches(all + R"( and body == "other")"));
+  // Mixed: `and` binds tighter, with parentheses regrouping.
+  EXPECT_TRUE(log_matches(R"(false and true or true and (false or true))"));
+  EXPECT_FALSE(log_matches(R"(false and (true or true) and true)"));
+}
+
+// IsMatch sees what the Collector's StringLikeGetter makes of a value: maps and lists as JSON
+// (keys sorted here; encoding/json's escaping), bytes as lower-case hex, doubles as Go writes
+// them (no exponent from 1e-6 up to 1e21).
+TEST_F(ConditionTest, IsMatchSeesValuesAsTheCollectorWritesThem) {
+  auto* list = arena_.make<pdata::Vec<AnyValue>>(arena_.vec<AnyValue>());
+  list->push_back(AnyValue::integer(1));
+  list->push_back(AnyValue::dbl(2.5));
+  list->push_back(AnyValue::string("x<\"\n"));
+  list->push_back(AnyValue::boolean(true));
+  list->push_back(AnyValue());
+  auto* obj = arena_.make<pdata::Vec<pdata::KeyValue>>(arena_.vec<pdata::KeyValue>());
+  obj->push_back({"z", AnyValue::dbl(1e6)});
+  obj->push_back({"b", AnyValue::bytes(std::string_view("\x01\xff", 2))});
+  obj->push_back({"a", AnyValue::make_array(list)});
+  log_.attributes.push_back({"obj", AnyValue::make_kvlist(obj)});
+  log_.attributes.push_back({"list", AnyValue::make_array(list)});
+  log_.attributes.push_back({"raw", AnyValue::bytes(std::string_view("\x01\xab", 2))});
+  log_.attributes.push_back({"million", AnyValue::dbl(1e6)});
+  log_.attributes.push_back({"small", AnyValue::dbl(1e-4)});
+  log_.attributes.push_back({"huge", AnyValue::dbl(1e21)});
+  const auto text_is = [&](const std::string& path, const std::string& text) {
+    std::string quoted;  // the pattern as an OTTL string literal
+    for (char c : RE2::QuoteMeta(text))
+      quoted += c == '\\' || c == '"' ? std::string("\\") + c : std::string(1, c);
+    return log_matches("IsMatch(" + path + ", \"^" + quoted + "$\")");
+  };
+  EXPECT_TRUE(
+      text_is(R"(attributes["obj"])", R"({"a":[1,2.5,"x\u003c\"\n",true,null],"b":"Af8=","z":1000000})"));
+  EXPECT_TRUE(text_is(R"(attributes["list"])", R"([1,2.5,"x\u003c\"\n",true,null])"));
+  EXPECT_TRUE(text_is(R"(attributes["user"])", R"({"id":"u-1"})"));
+  EXPECT_TRUE(text_is("resource.attributes", R"({"service.name":"checkout"})"));
+  EXPECT_TRUE(text_is(R"(attributes["raw"])", "01ab"));
+  EXPECT_TRUE(text_is(R"(attributes["million"])", "1000000"));
+  EXPECT_TRUE(text_is(R"(attributes["small"])", "0.0001"));
+  EXPECT_TRUE(text_is(R"(attributes["huge"])", "1e+21"));
+  EXPECT_TRUE(text_is(R"(attributes["duration"])", "1.5"));
+  EXPECT_FALSE(log_matches(R"(IsMatch(attributes["missing"], ""))"));  // nil: no text at all
+}
+
+// Strings unquote as Go's strconv.Unquote does (OTTL's lexer hands them to it).
+TEST_F(ConditionTest, StringEscapesFollowGo) {
+  log_.attributes.push_back({"e", AnyValue::string("\xc3\xa9"
+                                                   "AA\t\"\\\a\b\f\v\r\n\x01\xf0\x9f\x98\x80")});
+  EXPECT_TRUE(log_matches(R"(attributes["e"] == "\u00e9\x41\101\t\"\\\a\b\f\v\r\n\x01\U0001F600")"));
+  EXPECT_TRUE(log_matches(R"(attributes["e"] == "é\u0041A\011\"\\\007\010\x0c\x0B\r\n\001😀")"));
+  EXPECT_EQ(error_of(R"(IsMatch(body, "\d+"))"), "column 16: invalid quoted string: \\d is not an escape");
+  EXPECT_EQ(error_of(R"(body == "\u00e")"), "column 10: invalid quoted string: \\u takes 4 hex digits");
+  EXPECT_EQ(error_of(R"(body == "\x4g")"), "column 10: invalid quoted string: \\x takes 2 hex digits");
+  EXPECT_EQ(error_of(R"(body == "\400")"), "column 10: invalid quoted string: octal \\400 is above \\377");
+  EXPECT_EQ(error_of(R"(body == "\18")"), "column 10: invalid quoted string: \\1 takes 3 octal digits");
+  EXPECT_EQ(error_of(R"(body == "\ud800")"),
+            "column 10: invalid quoted string: \\ud800 is not a Unicode code point");
+  EXPECT_EQ(error_of(R"(body == "\U00110000")"),
+            "column 10: invalid quoted string: \\U00110000 is not a Unicode code point");
+  EXPECT_EQ(error_of(R"(body == "\'")"), "column 10: invalid quoted string: \\' is not an escape");
+  EXPECT_EQ(error_of("body == \"a\nb\""),
+            "column 11: invalid quoted string: a line break must be written \\n");
+}
+
+// pkg/ottl/compare.go: nil equals nil (<= and >= too), booleans order false < true, bytes
+// compare bytewise, maps and lists compare by content.
+TEST_F(ConditionTest, ComparisonsOfNilBoolsBytesMapsAndLists) {
+  EXPECT_TRUE(log_matches(R"(nil <= nil and nil >= nil and nil == nil)"));
+  EXPECT_TRUE(log_matches(R"(attributes["missing"] <= attributes["absent"])"));
+  EXPECT_FALSE(log_matches(R"(nil < nil or nil > nil or nil != nil)"));
+  EXPECT_FALSE(log_matches(R"(attributes["missing"] <= 1)"));
+  EXPECT_TRUE(log_matches(R"(false < true and true > false and true >= true and false <= false)"));
+  EXPECT_TRUE(log_matches(R"(attributes["sampled"] > false)"));
+  EXPECT_FALSE(log_matches(R"(true < false)"));
+  log_.attributes.push_back({"b1", AnyValue::bytes(std::string_view("\x01\x02", 2))});
+  log_.attributes.push_back({"b1again", AnyValue::bytes(std::string_view("\x01\x02", 2))});
+  log_.attributes.push_back({"b2", AnyValue::bytes(std::string_view("\x01\x80", 2))});
+  EXPECT_TRUE(log_matches(R"(attributes["b1"] < attributes["b2"] and attributes["b2"] >= attributes["b1"])"));
+  EXPECT_TRUE(log_matches(R"(attributes["b1"] == attributes["b1again"])"));
+  EXPECT_FALSE(log_matches(R"(attributes["b1"] == attributes["b2"])"));
+  // The same map in another key order, and a list with the same elements.
+  auto* user2 = arena_.make<pdata::Vec<pdata::KeyValue>>(arena_.vec<pdata::KeyValue>());
+  user2->push_back({"id", AnyValue::string("u-1")});
+  log_.attributes.push_back({"user2", AnyValue::make_kvlist(user2)});
+  auto* a = arena_.make<pdata::Vec<AnyValue>>(arena_.vec<AnyValue>());
+  a->push_back(AnyValue::integer(1));
+  a->push_back(AnyValue::make_kvlist(user2));
+  auto* b = arena_.make<pdata::Vec<AnyValue>>(arena_.vec<AnyValue>());
+  b->push_back(AnyValue::integer(1));
+  auto* user3 = arena_.make<pdata::Vec<pdata::KeyValue>>(arena_.vec<pdata::KeyValue>());
+  user3->push_back({"id", AnyValue::string("u-1")});
+  b->push_back(AnyValue::make_kvlist(user3));
+  log_.attributes.push_back({"l1", AnyValue::make_array(a)});
+  log_.attributes.push_back({"l2", AnyValue::make_array(b)});
+  EXPECT_TRUE(log_matches(R"(attributes["user"] == attributes["user2"])"));
+  EXPECT_FALSE(log_matches(R"(attributes["user"] != attributes["user2"])"));
+  EXPECT_TRUE(log_matches(R"(attributes["l1"] == attributes["l2"])"));
+  EXPECT_FALSE(log_matches(R"(attributes["user"] == attributes["l1"])"));
+  EXPECT_FALSE(log_matches(R"(attributes["user"] <= attributes["user2"])"));  // maps are not ordered
+  user3->push_back({"extra", AnyValue::integer(1)});
+  EXPECT_FALSE(log_matches(R"(attributes["l1"] == attributes["l2"])"));
+  EXPECT_TRUE(log_matches(R"(attributes["l1"] != attributes["l2"])"));
 }
 
 }  // namespace

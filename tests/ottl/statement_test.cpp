@@ -72,10 +72,6 @@ TEST_F(StatementTest, SetWritesAttributesAndFields) {
   EXPECT_EQ(attr("env"), "prod");
   run(R"(set(severity_text, 5))");
   EXPECT_EQ(log_.severity_text, "WARN");
-  // A whole map is not a value to set: nothing happens (it once crashed; found by ottl_fuzz).
-  const auto before = log_.attributes.size();
-  run(R"(set(attributes["copy"], attributes))");
-  EXPECT_EQ(log_.attributes.size(), before);
 }
 
 TEST_F(StatementTest, DeleteAndKeepKeys) {
@@ -147,17 +143,72 @@ TEST_F(StatementTest, ErrorsSayWhatAndWhere) {
   EXPECT_EQ(error_of(R"(keep_keys(attributes, "a"))"),
             "column 23: keep_keys takes a list of keys: [\"a\", \"b\"]");
   EXPECT_EQ(error_of(R"x(replace_pattern(body, "(", "x"))x"), "column 23: replace_pattern: missing ): (");
-  EXPECT_EQ(error_of(R"(replace_pattern(body, "a", "$name"))"),
-            "column 28: replace_pattern: only $1..$9 (or ${1}) refer to groups, and $$ is a $");
-  EXPECT_EQ(error_of(R"(replace_pattern(body, "a", "$1"))"),
-            "column 28: replace_pattern: Rewrite schema requests 1 matches, but the regexp only has 0 "
-            "parenthesized "
-            "subexpressions.");
+  EXPECT_EQ(error_of(R"(set(attributes["a"], "\q"))"),
+            "column 23: invalid quoted string: \\q is not an escape");
   EXPECT_EQ(error_of(R"(set(attributes["a"], "b") where)"),
             "column 32: expected a value, got \"end of condition\"");
   EXPECT_EQ(error_of(R"(set(attributes["a"], "b") when true)"), "column 27: unexpected \"when\"");
   EXPECT_EQ(error_of(R"(set(name, "b"))"),
             "column 5: path \"name\" is not one Tern has in the log_record context");
+}
+
+// Found by an audit: a whole map as set's value validated and then did nothing. The Collector
+// copies it; so does Tern, deeply, into the batch's arena.
+TEST_F(StatementTest, SetCopiesWholeMaps) {
+  scope_.attributes.push_back({"scope.kind", AnyValue::string("http")});
+  run(R"(set(attributes["res"], resource.attributes))");
+  run(R"(set(attributes["scope"], instrumentation_scope.attributes))");
+  const auto map_at = [&](const pdata::Attributes& in, std::string_view key) -> const pdata::Attributes* {
+    const AnyValue* v = pdata::find_attribute(in, key);
+    return v && v->kind == pdata::ValueKind::KvList ? v->kvlist : nullptr;
+  };
+  const pdata::Attributes* res = map_at(log_.attributes, "res");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(attr("service.name", res), "checkout");
+  ASSERT_TRUE(map_at(log_.attributes, "scope"));
+  EXPECT_EQ(attr("scope.kind", map_at(log_.attributes, "scope")), "http");
+  // A copy: changing the source afterwards leaves it as it was.
+  run(R"(set(resource.attributes["service.name"], "cart"))");
+  EXPECT_EQ(attr("service.name", res), "checkout");
+  // The record's own map into one of its keys: a copy of what it held before, not itself.
+  const auto before = log_.attributes.size();
+  run(R"(set(attributes["self"], attributes))");
+  ASSERT_EQ(log_.attributes.size(), before + 1);
+  const pdata::Attributes* self = map_at(log_.attributes, "self");
+  ASSERT_TRUE(self);
+  EXPECT_EQ(self->size(), before);
+  EXPECT_EQ(attr("self", self), "<none>");
+  EXPECT_EQ(attr("service.name", map_at(*self, "res")), "checkout");  // nested maps copied too
+  EXPECT_NE(map_at(*self, "res"), res);
+  run(R"(set(body, attributes))");
+  ASSERT_EQ(log_.body.kind, pdata::ValueKind::KvList);
+  EXPECT_EQ(log_.body.kvlist->size(), before + 1);
+  EXPECT_NE(log_.body.kvlist, &log_.attributes);
+  run(R"(set(attributes["res"], 1))");  // the copy, not the resource, was replaced
+  EXPECT_EQ(attr("service.name", &resource_.attributes), "cart");
+}
+
+// Go's regexp.Expand: $name is the longest run of letters, digits and '_' ($1x is the group
+// named "1x"), ${name} delimits it, $$ is a '$', a group that did not take part (or does not
+// exist) is empty, and a '$' that starts no name is itself.
+TEST_F(StatementTest, ReplacePatternExpandsAsGo) {
+  run(R"x(replace_pattern(body, "(\\d+)", "$1x"))x");
+  EXPECT_EQ(log_.body.string_value, "user  paid  EUR");
+  run(R"(set(body, "abcdefghijk"))");
+  run(R"x(replace_pattern(body, "(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)", "[$10|${1}0|$2$$|$ x|${x|$-]"))x");
+  EXPECT_EQ(log_.body.string_value, "[j|a0|b$|$ x|${x|$-]k");
+  run(R"(set(body, "id=42"))");
+  run(R"x(replace_pattern(body, "(?P<key>\\w+)=(?P<value>\\d+)", "${value}:$key:$nope:$3"))x");
+  EXPECT_EQ(log_.body.string_value, "42:id::");
+  run(R"(set(body, "a\\b"))");  // a backslash in the replacement is itself, as in Go
+  run(R"(replace_pattern(body, "b", "\\1"))");
+  EXPECT_EQ(log_.body.string_value, "a\\\\1");
+  run(R"(set(body, "aaa"))");  // empty matches: Go's ReplaceAllString steps
+  run(R"(replace_pattern(body, "a*", "-"))");
+  EXPECT_EQ(log_.body.string_value, "-");
+  run(R"(set(body, "baaac"))");
+  run(R"(replace_pattern(body, "a*", "-"))");
+  EXPECT_EQ(log_.body.string_value, "-b-c-");
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <cmath>
+
 #include "otlp/json_codec.h"
 #include "processor/attributes_processor.h"
 #include "processor/memory_limiter.h"
@@ -114,6 +116,77 @@ TEST(AttributesProcessor, TypedValuesFromAttributePatternAndConvert) {
   EXPECT_EQ(attrs[2].value.double_value, 2.5);
   EXPECT_EQ(attrs[3].value.kind, pdata::ValueKind::String);
   EXPECT_EQ(attrs[3].value.string_value, "12abc");
+}
+
+// Found by an audit: convert to string wrote doubles as C++'s shortest form ("1e+06") and left
+// maps, lists and bytes alone; "+5" did not become an int. The Collector sets v.AsString():
+// floats as ES6 / encoding/json write them, maps and lists as JSON (keys sorted), bytes as
+// base64; strconv.ParseInt and ParseFloat take a leading '+'.
+TEST(AttributesProcessor, ConvertToStringIsPcommonAsString) {
+  using Entry = config::AttributesProcessorConfig::Entry;
+  using Type = config::AttributesProcessorConfig::Type;
+  using pdata::AnyValue;
+  pdata::Arena arena;
+  pdata::Attributes attrs(arena.vec<pdata::KeyValue>());
+  auto* inner = arena.make<pdata::Vec<AnyValue>>(arena.vec<AnyValue>());
+  inner->push_back(AnyValue::integer(1));
+  inner->push_back(AnyValue::string("a&b"));
+  inner->push_back(AnyValue::dbl(1e-7));
+  inner->push_back(AnyValue::bytes(std::string_view()));  // empty bytes: Go's AsRaw gives nil
+  auto* obj = arena.make<pdata::Vec<pdata::KeyValue>>(arena.vec<pdata::KeyValue>());
+  obj->push_back({"z", AnyValue::boolean(false)});
+  obj->push_back({"a", AnyValue::make_array(inner)});
+  obj->push_back({"m", AnyValue::dbl(1e21)});
+  obj->push_back({"\b\x01", AnyValue()});
+  auto* nan_inside = arena.make<pdata::Vec<AnyValue>>(arena.vec<AnyValue>());
+  nan_inside->push_back(AnyValue::dbl(std::nan("")));
+  const std::vector<std::pair<AnyValue, std::string>> cases = {
+      {AnyValue::dbl(1e6), "1000000"},
+      {AnyValue::dbl(1e-4), "0.0001"},
+      {AnyValue::dbl(123.456), "123.456"},
+      {AnyValue::dbl(-0.5), "-0.5"},
+      {AnyValue::dbl(1e21), "1e+21"},
+      {AnyValue::dbl(1e-7), "1e-7"},
+      {AnyValue::dbl(1.5e-10), "1.5e-10"},
+      {AnyValue::dbl(std::nan("")), "json: unsupported value: NaN"},
+      {AnyValue::dbl(-INFINITY), "json: unsupported value: -Inf"},
+      {AnyValue::integer(-42), "-42"},
+      {AnyValue::boolean(true), "true"},
+      {AnyValue::bytes(std::string_view("\x01\xff\x10", 3)), "Af8Q"},
+      {AnyValue::make_array(inner), R"([1,"a\u0026b",1e-7,null])"},
+      {AnyValue::make_kvlist(obj), R"({"\b\u0001":null,"a":[1,"a\u0026b",1e-7,null],"m":1e+21,"z":false})"},
+      {AnyValue::make_array(nan_inside), ""},  // encoding/json fails; AsString ignores the error
+      {AnyValue(), ""},
+  };
+  std::vector<Entry> e;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string key = "k" + std::to_string(i);
+    attrs.push_back({arena.copy(key), cases[i].first});
+    e.emplace_back(key, "", Action::kConvert);
+    e.back().converted_type = Type::kString;
+  }
+  AttributesProcessor(actions(std::move(e)), AttributesProcessor::Target::kRecords).apply(attrs, arena);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    ASSERT_EQ(attrs[i].value.kind, pdata::ValueKind::String) << i;
+    EXPECT_EQ(attrs[i].value.string_value, cases[i].second) << i;
+  }
+  pdata::Attributes nums(arena.vec<pdata::KeyValue>());
+  nums.push_back({"i", AnyValue::string("+5")});
+  nums.push_back({"d", AnyValue::string("+2.5")});
+  nums.push_back({"bad", AnyValue::string("+-5")});
+  std::vector<Entry> n;
+  n.emplace_back("i", "", Action::kConvert);
+  n.back().converted_type = Type::kInt;
+  n.emplace_back("d", "", Action::kConvert);
+  n.back().converted_type = Type::kDouble;
+  n.emplace_back("bad", "", Action::kConvert);
+  n.back().converted_type = Type::kInt;
+  AttributesProcessor(actions(std::move(n)), AttributesProcessor::Target::kRecords).apply(nums, arena);
+  ASSERT_EQ(nums[0].value.kind, pdata::ValueKind::Int);
+  EXPECT_EQ(nums[0].value.int_value, 5);
+  ASSERT_EQ(nums[1].value.kind, pdata::ValueKind::Double);
+  EXPECT_EQ(nums[1].value.double_value, 2.5);
+  EXPECT_EQ(nums[2].value.kind, pdata::ValueKind::String);
 }
 
 TEST(AttributesProcessor, ABadPatternIsAnError) {
