@@ -22,6 +22,7 @@ enum class EncodeReject : std::uint8_t {
   BodyNotMap,           // bodymap mode: a log record whose body is not a map has no document
   BadDataStreamType,    // bodymap mode: `data_stream.type` is neither "logs" nor "metrics"
   OutputTooLarge,       // the scope's documents would take the output past its bound (encoder.h)
+  DocumentIdTooLong,    // logs_dynamic_id: an `_id` over 512 bytes, which fails the whole bulk request
   kCount
 };
 
@@ -39,6 +40,8 @@ constexpr const char* to_string(EncodeReject r) {
       return "bad_data_stream_type";
     case EncodeReject::OutputTooLarge:
       return "output_too_large";
+    case EncodeReject::DocumentIdTooLong:
+      return "document_id_too_long";
     case EncodeReject::kCount: break;
   }
   return "unknown";

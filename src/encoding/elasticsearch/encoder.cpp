@@ -977,9 +977,13 @@ void Encoder::encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, cons
       out.stats.count(EncodeReject::BadDataStreamType);
       continue;
     }
+    const std::string_view id = config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view();
+    if (id.size() > internal::kMaxDocumentIdBytes) {
+      out.stats.count(EncodeReject::DocumentIdTooLong);
+      continue;
+    }
     const std::size_t start = w.size();
-    const SharedAction shared =
-        write_action(w, *route, config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view(), {});
+    const SharedAction shared = write_action(w, *route, id, {});
     const std::size_t action_end = w.size();
     write_kvlist(w, r.body.kvlist, 1);  // the document: the map, keys as they are
     w.put('\n');
@@ -1272,22 +1276,31 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   out.items.resize(first_item + sl.log_records.size());
   EncodedItem* item = out.items.data() + first_item;
   bool scan_first = config_.logs_dynamic_id;
+  std::size_t rejected = 0;
   for (const auto& r : sl.log_records) {
     EncodedItem& it = *item++;
     if (!scan_first && r.severity_text.size() <= json::kInlineString) [[likely]] {
       if (write_log_record(w, r, it)) continue;
       scan_first = true;
     }
-    write_scanned_log_record(w, r, it);
+    if (!write_scanned_log_record(w, r, it)) {
+      // Nothing written: the next record takes its item.
+      out.stats.count(EncodeReject::DocumentIdTooLong);
+      --item;
+      ++rejected;
+    }
   }
+  if (rejected) out.items.resize(out.items.size() - rejected);
 }
 
-// A log record whose attributes are scanned first (routing, `_id`), for any route.
-[[gnu::noinline]] void Encoder::write_scanned_log_record(JsonWriter& w, const pdata::LogRecord& r,
+// A log record whose attributes are scanned first (routing, `_id`), for any route; false
+// (nothing written) when its `_id` is too long for Elasticsearch.
+[[gnu::noinline]] bool Encoder::write_scanned_log_record(JsonWriter& w, const pdata::LogRecord& r,
                                                          EncodedItem& item) {
+  const std::string_view id = config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view();
+  if (id.size() > internal::kMaxDocumentIdBytes) return false;
   const RecordKeys keys = scan_keys(r.attributes);
   const Route& route = keys.routing ? route_for(r.attributes) : scope_route_.route;
-  const std::string_view id = config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view();
   const std::size_t start = w.size();
   const SharedAction shared = write_action(w, route, id, {});
   const std::size_t action_end = w.size();
@@ -1305,6 +1318,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   write_attributes(w, first, r.attributes, false);
   Cursor c(w);
   end_log_document(c, w, r, keys.event_name, start, action_end, shared, item);
+  return true;
 }
 
 namespace {

@@ -179,7 +179,8 @@ class Encoder {
   void encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out);
   // The otel documents of one scope's log records (route, resource and scope cached).
   void encode_scope_logs_otel(JsonWriter& w, const pdata::ScopeLogs& sl, EncodedBatch& out);
-  void write_scanned_log_record(JsonWriter& w, const pdata::LogRecord& r, EncodedItem& item);
+  // False (nothing written) when the record's `_id` is over kMaxDocumentIdBytes.
+  bool write_scanned_log_record(JsonWriter& w, const pdata::LogRecord& r, EncodedItem& item);
   // One otel log record on the scope's route in one pass; false (nothing written) when it
   // carries routing attributes of its own.
   bool write_log_record(JsonWriter& w, const pdata::LogRecord& r, EncodedItem& item);

@@ -1,6 +1,7 @@
 #pragma once
 // What the encoder's source files share and nothing else uses: the otel, bodymap, none
 // and raw modes all append items and route records the same way.
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -28,6 +29,10 @@ inline void push_item(EncodedBatch& out, std::size_t start, std::size_t action_e
 
 // A log record's `_id` under logs_dynamic_id: its non-empty `elasticsearch.document_id`.
 std::string_view document_id(const pdata::Attributes& record);
+// Elasticsearch's limit on an `_id` (IndexRequest.validate, UTF-8 bytes). A longer one fails
+// the whole bulk request with 400, not just its item, and the exporter would send that
+// request again for ever: the record is rejected here instead (document_id_too_long).
+inline constexpr std::size_t kMaxDocumentIdBytes = 512;
 
 // True when a record carries an attribute that can change its route
 // (`elasticsearch.index`, `data_stream.dataset`, `data_stream.namespace`).

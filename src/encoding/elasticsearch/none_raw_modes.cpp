@@ -223,9 +223,13 @@ void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, Mapping
                            route_);
       route = &route_;
     }
+    const std::string_view id = config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view();
+    if (id.size() > internal::kMaxDocumentIdBytes) {
+      out.stats.count(EncodeReject::DocumentIdTooLong);
+      continue;
+    }
     const std::size_t start = w.size();
-    const SharedAction shared =
-        write_action(w, *route, config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view(), {});
+    const SharedAction shared = write_action(w, *route, id, {});
     const std::size_t action_end = w.size();
     doc.clear();
     doc.add_timestamp("@timestamp", r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);

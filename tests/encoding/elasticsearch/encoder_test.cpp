@@ -288,6 +288,38 @@ TEST(EsRouting, DynamicId) {
   EXPECT_FALSE(action(b2, 0)["create"].contains("_id"));
 }
 
+// Elasticsearch refuses an `_id` over 512 bytes by failing the whole bulk request (400
+// action_request_validation_exception), which the exporter retries for ever: such a record
+// is not written, in every mode that honours logs_dynamic_id, and counted under its reason.
+TEST(EsRouting, DynamicIdOver512BytesIsRejectedAndCounted) {
+  for (MappingMode mode : {MappingMode::Otel, MappingMode::BodyMap, MappingMode::None, MappingMode::Raw}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    LogsFixture f;
+    auto& a = f.d.arena;
+    const std::string at_limit(512, 'a'), over(513, 'b');
+    for (const std::string* id : {&at_limit, &over, &at_limit}) {
+      auto& r = f.add();
+      r.body = kvlist(a, {kv(a, "m", AnyValue::integer(1))});
+      r.attributes.push_back(kv(a, "elasticsearch.document_id", s(a, *id)));
+    }
+    f.add().body = kvlist(a, {kv(a, "m", AnyValue::integer(2))});  // no id
+    EncoderConfig c = config({}, {}, {}, true);
+    c.mode = mode;
+    auto b = f.encode(c);
+    expect_valid(b);
+    ASSERT_EQ(b.size(), 3u);
+    EXPECT_EQ(b.stats.rejected[std::size_t(EncodeReject::DocumentIdTooLong)], 1u);
+    EXPECT_EQ(b.stats.total_rejected(), 1u);
+    EXPECT_EQ(action(b, 0)["create"]["_id"], at_limit);
+    EXPECT_EQ(action(b, 1)["create"]["_id"], at_limit);
+    EXPECT_FALSE(action(b, 2)["create"].contains("_id"));
+    // Without logs_dynamic_id the attribute is not an id: nothing is rejected.
+    c.logs_dynamic_id = false;
+    EXPECT_EQ(f.encode(c).size(), 4u);
+  }
+  EXPECT_STREQ(to_string(EncodeReject::DocumentIdTooLong), "document_id_too_long");
+}
+
 TEST(EsRouting, SharedActionLinesReferToTheFirstCopy) {
   LogsFixture f;
   auto& a = f.d.arena;
