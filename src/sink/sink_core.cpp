@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -111,6 +112,17 @@ std::string query_param(std::string_view query, std::string_view name) {
     query.remove_prefix(amp + 1);
   }
   return {};
+}
+
+bool has_query_param(std::string_view query, std::string_view name) {
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view kv = query.substr(0, amp);
+    if (kv.substr(0, kv.find('=')) == name) return true;
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return false;
 }
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
@@ -298,11 +310,172 @@ struct Item {
   std::string_view id;
   bool id_given = false;
   std::string_view doc;
+  std::string_view pipeline;  // empty: none
+  bool require_alias = false, require_data_stream = false;
   int status = 0;  // 0 until decided
   const char* result = nullptr;
   int version = 1;
   std::string error_type, error_reason;
+  std::string cause_type, cause_reason;  // `caused_by`, when Elasticsearch gives one
+  void fail(int s, std::string type, std::string reason) {
+    status = s;
+    error_type = std::move(type);
+    error_reason = std::move(reason);
+  }
 };
+
+// Names Elasticsearch 8 makes data streams out of the box (the built-in logs, metrics and
+// traces index templates), so writing to them creates a data stream, not an index.
+bool is_data_stream(std::string_view index) {
+  return glob_match("logs-*-*", index) || glob_match("metrics-*-*", index) || glob_match("traces-*-*", index);
+}
+
+// The metadata fields of an Elasticsearch 8 index (its MetadataFieldMappers) that a document
+// may not carry at its root. `_doc_count` is one too but documents may set it (pre-aggregated
+// data), so it is not listed.
+bool is_metadata_field(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"_id",
+                                                "_index",
+                                                "_source",
+                                                "_routing",
+                                                "_ignored",
+                                                "_seq_no",
+                                                "_version",
+                                                "_primary_term",
+                                                "_field_names",
+                                                "_tier",
+                                                "_data_stream_timestamp",
+                                                "_tsid",
+                                                "_nested_path",
+                                                "_feature"};
+  if (name.size() < 3 || name[0] != '_') return false;
+  for (auto n : kNames)
+    if (n == name) return true;
+  return false;
+}
+
+// Where the `member`-th member of the JSON object `doc` (valid JSON) has its value: the
+// offsets of its first and last byte. Elasticsearch's errors name positions as
+// [line:column] (Jackson's, 1-based bytes); simdjson gives none.
+std::pair<size_t, size_t> member_value_span(std::string_view doc, size_t member) {
+  size_t i = doc.find('{') + 1;
+  auto ws = [&] {
+    while (i < doc.size() && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\r' || doc[i] == '\n')) ++i;
+  };
+  auto skip_string = [&] {  // at the opening quote; ends after the closing one
+    for (++i; i < doc.size() && doc[i] != '"'; ++i)
+      if (doc[i] == '\\') ++i;
+    ++i;
+  };
+  auto skip_value = [&] {  // ends on the value's last byte
+    if (doc[i] == '"') {
+      skip_string();
+      --i;
+    } else if (doc[i] == '{' || doc[i] == '[') {
+      int depth = 0;
+      for (; i < doc.size(); ++i) {
+        if (doc[i] == '"') {
+          skip_string();
+          --i;
+        } else if (doc[i] == '{' || doc[i] == '[') {
+          ++depth;
+        } else if ((doc[i] == '}' || doc[i] == ']') && --depth == 0) {
+          break;
+        }
+      }
+    } else {
+      while (i + 1 < doc.size() && std::string_view(",}] \t\r\n").find(doc[i + 1]) == std::string_view::npos)
+        ++i;
+    }
+  };
+  for (size_t m = 0;; ++m) {
+    ws();
+    skip_string();  // the key
+    ws();
+    ++i;  // ':'
+    ws();
+    const size_t first = i;
+    skip_value();
+    if (m == member || i >= doc.size()) return {first, i};
+    ++i;
+    ws();
+    ++i;  // ','
+  }
+}
+
+// A value as Java's toString prints what Elasticsearch parsed (the "Preview of field's
+// value" of its mapping errors): maps as {k=v, k2=v2}, lists as [a, b].
+void append_java_string(std::string& out, simdjson::dom::element v) {
+  switch (v.type()) {
+    case simdjson::dom::element_type::OBJECT: {
+      out += '{';
+      bool first = true;
+      simdjson::dom::object o;
+      if (v.get_object().get(o) != simdjson::SUCCESS) break;
+      for (auto f : o) {
+        if (!std::exchange(first, false)) out += ", ";
+        out += f.key;
+        out += '=';
+        append_java_string(out, f.value);
+      }
+      out += '}';
+      break;
+    }
+    case simdjson::dom::element_type::ARRAY: {
+      out += '[';
+      bool first = true;
+      simdjson::dom::array arr;
+      if (v.get_array().get(arr) != simdjson::SUCCESS) break;
+      for (auto e : arr) {
+        if (!std::exchange(first, false)) out += ", ";
+        append_java_string(out, e);
+      }
+      out += ']';
+      break;
+    }
+    case simdjson::dom::element_type::STRING:
+      out += v.get_string().value_unsafe();
+      break;
+    case simdjson::dom::element_type::INT64:
+      out += std::to_string(v.get_int64().value_unsafe());
+      break;
+    case simdjson::dom::element_type::UINT64:
+      out += std::to_string(v.get_uint64().value_unsafe());
+      break;
+    case simdjson::dom::element_type::DOUBLE: {
+      // Java's Double.toString: a ".0" on whole numbers, E notation outside [1e-3, 1e7).
+      double d = v.get_double().value_unsafe();
+      double a = d < 0 ? -d : d;
+      std::string t = (a != 0 && (a < 1e-3 || a >= 1e7)) ? fmt::format("{:e}", d) : fmt::format("{}", d);
+      size_t e = t.find('e');
+      if (e != std::string::npos) {
+        std::string mant = t.substr(0, e), exp = t.substr(e + 1);
+        while (mant.find('.') != std::string::npos && mant.back() == '0') mant.pop_back();
+        if (mant.back() == '.') mant += '0';
+        if (mant.find('.') == std::string::npos) mant += ".0";
+        int x = std::stoi(exp);
+        t = mant + "E" + std::to_string(x);
+      } else if (t.find('.') == std::string::npos) {
+        t += ".0";
+      }
+      out += t;
+      break;
+    }
+    case simdjson::dom::element_type::BOOL:
+      out += v.get_bool().value_unsafe() ? "true" : "false";
+      break;
+    case simdjson::dom::element_type::NULL_VALUE:
+      out += "null";
+      break;
+  }
+}
+
+// Elasticsearch's booleans (Booleans.parseBoolean): "true" or "false", nothing else.
+std::optional<bool> parse_es_bool(std::string_view v) {
+  if (v == "true") return true;
+  if (v == "false") return false;
+  return std::nullopt;
+}
 
 thread_local simdjson::dom::parser t_parser;
 compression::GzipDecompressor& gunzip() {
@@ -461,7 +634,8 @@ std::string SinkCore::stats_json() const {
   return out;
 }
 
-Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::string_view filter_path) {
+Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::string_view filter_path,
+                     const BulkDefaults& defaults) {
   auto t0 = std::chrono::steady_clock::now();
   const size_t n = body.size();
   if (body.find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -491,6 +665,9 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     ++line_no;
     return true;
   };
+  // Elasticsearch's limit on an `_id` (IndexRequest.validate), in UTF-8 bytes.
+  constexpr size_t kMaxIdBytes = 512;
+  std::vector<std::string> validation;
   std::string_view line;
   while (next_line(line)) {
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
@@ -524,19 +701,103 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     simdjson::dom::object meta;
     if (field.value.get_object().get(meta) != simdjson::SUCCESS)
       return malformed("expected START_OBJECT after the action name");
-    std::string_view sv;
-    simdjson::dom::element v;
-    if (meta["_index"].get(v) == simdjson::SUCCESS) {
-      if (v.get_string().get(sv) != simdjson::SUCCESS) return malformed("[_index] must be a string");
-      if (!sv.empty()) {  // an empty _index means the path's
-        if (sv != last_index) last_index = owned.emplace_back(sv);
-        it.index = last_index;
+    // Elasticsearch 8's BulkRequestParser: these parameters only, each a simple value (null
+    // is skipped), `_source` and `dynamic_templates` also objects; anything else fails the
+    // whole request. Parameters the sink has no use for (routing, versions, ...) are
+    // accepted and ignored.
+    std::string_view op_type, pipeline = defaults.pipeline;
+    it.require_alias = defaults.require_alias;
+    it.require_data_stream = defaults.require_data_stream;
+    bool dynamic_templates = false, empty_pipeline = false;
+    for (auto param : meta) {
+      const std::string_view name = param.key;
+      const auto type = param.value.type();
+      if (type == simdjson::dom::element_type::NULL_VALUE) continue;
+      if (type == simdjson::dom::element_type::ARRAY ||
+          (type == simdjson::dom::element_type::OBJECT && name != "_source" && name != "dynamic_templates")) {
+        return malformed(
+            fmt::format("expected a simple value for field [{}] but found [{}]", name,
+                        type == simdjson::dom::element_type::ARRAY ? "START_ARRAY" : "START_OBJECT"));
+      }
+      std::string_view sv;
+      const bool is_string = param.value.get_string().get(sv) == simdjson::SUCCESS;
+      auto flag = [&](bool& out) -> std::optional<Reply> {
+        std::optional<bool> b;
+        if (type == simdjson::dom::element_type::BOOL)
+          b = param.value.get_bool().value_unsafe();
+        else if (is_string)
+          b = parse_es_bool(sv);
+        if (!b)
+          return es_error(400, "illegal_argument_exception",
+                          fmt::format("Failed to parse value [{}] as only [true] or [false] are allowed.",
+                                      is_string ? std::string(sv) : simdjson::minify(param.value)));
+        out = *b;
+        return std::nullopt;
+      };
+      if (name == "_index") {
+        if (!is_string) return malformed("[_index] must be a string");
+        if (!sv.empty()) {  // an empty _index means the path's
+          if (sv != last_index) last_index = owned.emplace_back(sv);
+          it.index = last_index;
+        }
+      } else if (name == "_id") {
+        if (!is_string) return malformed("[_id] must be a string");
+        it.id = owned.emplace_back(sv);
+        it.id_given = true;
+      } else if (name == "op_type") {
+        if (is_string) op_type = sv;
+      } else if (name == "pipeline") {
+        pipeline = is_string ? std::string_view(owned.emplace_back(sv)) : std::string_view();
+        empty_pipeline = is_string && sv.empty();
+      } else if (name == "require_alias") {
+        if (auto e = flag(it.require_alias)) return std::move(*e);
+      } else if (name == "require_data_stream") {
+        if (auto e = flag(it.require_data_stream)) return std::move(*e);
+      } else if (name == "list_executed_pipelines") {
+        bool ignored;
+        if (auto e = flag(ignored)) return std::move(*e);
+      } else if (name == "dynamic_templates") {
+        if (type != simdjson::dom::element_type::OBJECT) {
+          return malformed(fmt::format("expected a simple value for field [{}] but found [{}]", name,
+                                       "VALUE_STRING"));  // a scalar where a map of strings belongs
+        }
+        simdjson::dom::object templates;
+        if (param.value.get_object().get(templates) != simdjson::SUCCESS) continue;
+        for (auto t : templates) {
+          const auto tt = t.value.type();
+          if (tt == simdjson::dom::element_type::OBJECT || tt == simdjson::dom::element_type::ARRAY)
+            return malformed(fmt::format("dynamic_templates [{}] must be a string", t.key));
+        }
+        dynamic_templates = templates.size() > 0;
+      } else if (name != "routing" && name != "version" && name != "version_type" && name != "if_seq_no" &&
+                 name != "if_primary_term" && name != "retry_on_conflict" && name != "_source") {
+        return es_error(
+            400, "illegal_argument_exception",
+            fmt::format("Action/metadata line [{}] contains an unknown parameter [{}]", action_line, name));
       }
     }
-    if (meta["_id"].get(v) == simdjson::SUCCESS) {
-      if (v.get_string().get(sv) != simdjson::SUCCESS) return malformed("[_id] must be a string");
-      it.id = owned.emplace_back(sv);
-      it.id_given = true;
+    if (it.op == Op::kDelete && dynamic_templates) {
+      return es_error(
+          400, "illegal_argument_exception",
+          fmt::format("Delete request in line [{}] does not accept dynamic_templates", action_line));
+    }
+    if (it.op == Op::kUpdate) {
+      if (dynamic_templates)
+        return es_error(
+            400, "illegal_argument_exception",
+            fmt::format("Update request in line [{}] does not accept dynamic_templates", action_line));
+      if (it.require_data_stream)
+        return es_error(
+            400, "illegal_argument_exception",
+            "Update requests do not support the `require_data_stream` flag, as data streams do not "
+            "support update operations");
+    }
+    // Elasticsearch answers such an item as a `create` (the response names the op type).
+    if (it.op == Op::kIndex && op_type == "create") it.op = Op::kCreate;
+    if (it.op == Op::kDelete) {
+      it.require_alias = it.require_data_stream = false;  // not delete parameters in Elasticsearch
+    } else if (pipeline != "_none") {
+      it.pipeline = pipeline;
     }
     if (it.op != Op::kDelete) {
       std::string_view doc;
@@ -547,16 +808,24 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
       }
       it.doc = doc;
     }
-    if (it.index.empty()) {
-      if (default_index.empty())
-        return es_error(400, "action_request_validation_exception",
-                        "Validation Failed: 1: index is missing;");
-      it.index = default_index;
+    // Elasticsearch's BulkRequest.validate: every item's errors, numbered, fail the request.
+    if (it.index.empty()) it.index = default_index;
+    if (it.index.empty()) validation.emplace_back("index is missing");
+    if (it.op == Op::kDelete && it.id.empty()) validation.emplace_back("id is missing");
+    if (it.id.size() > kMaxIdBytes) {
+      validation.push_back(fmt::format("id [{}] is too long, must be no longer than {} bytes but was: {}",
+                                       it.id, kMaxIdBytes, it.id.size()));
     }
+    if (it.op != Op::kDelete && empty_pipeline) validation.emplace_back("pipeline cannot be an empty string");
     items.push_back(std::move(it));
   }
   if (items.empty()) {
     return es_error(400, "action_request_validation_exception", "Validation Failed: 1: no requests added;");
+  }
+  if (!validation.empty()) {
+    std::string reason = "Validation Failed: ";
+    for (size_t i = 0; i < validation.size(); ++i) reason += fmt::format("{}: {};", i + 1, validation[i]);
+    return es_error(400, "action_request_validation_exception", reason);
   }
 
   // Elasticsearch generates missing ids on the coordinating node, before any shard-level
@@ -588,21 +857,48 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
       checked_index = it.index;
     }
     if (!index_reason.empty()) {
-      it.status = 400;
-      it.error_type = "invalid_index_name_exception";
-      it.error_reason = fmt::format("Invalid index name [{}], {}", it.index, index_reason);
+      it.fail(400, "invalid_index_name_exception",
+              fmt::format("Invalid index name [{}], {}", it.index, index_reason));
+      continue;
+    }
+    // What Elasticsearch checks before the shards, roughly in its order: ingest (the sink
+    // has no pipelines), require_alias (it has no aliases), data streams, the _id.
+    const bool writes = it.op == Op::kCreate || it.op == Op::kIndex;
+    if (writes && !it.pipeline.empty()) {
+      it.fail(400, "illegal_argument_exception",
+              fmt::format("pipeline with id [{}] does not exist", it.pipeline));
+      continue;
+    }
+    if (it.require_alias) {
+      it.fail(404, "index_not_found_exception",
+              fmt::format(
+                  "no such index [{0}] and [require_alias] request flag is [true] and [{0}] is not an alias",
+                  it.index));
+      continue;
+    }
+    const bool data_stream = writes && is_data_stream(it.index);
+    if (writes && it.require_data_stream && !data_stream) {
+      it.fail(404, "resource_not_found_exception",
+              fmt::format("[require_data_stream] request flag is [true] and [{}] is not a data stream",
+                          it.index));
+      continue;
+    }
+    if (data_stream && it.op == Op::kIndex) {
+      it.fail(400, "illegal_argument_exception",
+              "only write ops with an op_type of create are allowed in data streams");
+      continue;
+    }
+    if (writes && it.id_given && it.id.empty()) {
+      it.fail(400, "illegal_argument_exception", "if _id is specified it must not be empty");
       continue;
     }
     if (roll(item_rolls_, 1, opt_.item_429_rate)) {
-      it.status = 429;
-      it.error_type = "es_rejected_execution_exception";
-      it.error_reason = "rejected execution of coordinating operation [tern sink fault injection]";
+      it.fail(429, "es_rejected_execution_exception",
+              "rejected execution of coordinating operation [tern sink fault injection]");
       continue;
     }
     if (it.op == Op::kUpdate) {
-      it.status = 400;
-      it.error_type = "illegal_argument_exception";
-      it.error_reason = "tern sink does not support the update action";
+      it.fail(400, "illegal_argument_exception", "tern sink does not support the update action");
       continue;
     }
     if (it.op == Op::kDelete) continue;
@@ -610,16 +906,38 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     simdjson::dom::object obj;
     if (parser.parse(it.doc.data(), it.doc.size(), false).get(doc) != simdjson::SUCCESS ||
         doc.get_object().get(obj) != simdjson::SUCCESS) {
-      it.status = 400;
-      it.error_type = "mapper_parsing_exception";
-      it.error_reason = "failed to parse";
+      it.fail(400, "mapper_parsing_exception", "failed to parse");
       continue;
     }
+    // A metadata field at the root: Elasticsearch 8's MetadataFieldMapper refuses it at the
+    // value's position, and FieldMapper wraps that with a preview of the value, positioned
+    // where reading the value left the parser (its last token).
+    size_t member = 0;
+    for (auto f : obj) {
+      if (is_metadata_field(f.key)) {
+        auto [first, last] = member_value_span(it.doc, member);
+        const bool container = f.value.type() == simdjson::dom::element_type::OBJECT ||
+                               f.value.type() == simdjson::dom::element_type::ARRAY;
+        std::string preview;
+        append_java_string(preview, f.value);
+        it.fail(
+            400, "document_parsing_exception",
+            fmt::format("[1:{}] failed to parse field [{}] of type [{}] in document with id '{}'. Preview of "
+                        "field's value: '{}'",
+                        (container ? last : first) + 1, f.key, f.key, it.id, preview));
+        it.cause_type = "document_parsing_exception";
+        it.cause_reason = fmt::format(
+            "[1:{}] Field [{}] is a metadata field and cannot be added inside a document. Use the index API "
+            "request parameters.",
+            first + 1, f.key);
+        break;
+      }
+      ++member;
+    }
+    if (it.status) continue;
     if (!opt_.mapping_error_field.empty() && has_field(obj, opt_.mapping_error_field)) {
-      it.status = 400;
-      it.error_type = "mapper_parsing_exception";
-      it.error_reason =
-          fmt::format("failed to parse field [{}] of type [long] in document", opt_.mapping_error_field);
+      it.fail(400, "mapper_parsing_exception",
+              fmt::format("failed to parse field [{}] of type [long] in document", opt_.mapping_error_field));
     }
   }
 
@@ -633,8 +951,14 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
       if (it.status) continue;
       if (!idx_of_last || it.index != last_name) {
         auto found = state_->indices.find(it.index);
-        if (found == state_->indices.end())
+        if (found == state_->indices.end()) {
+          // A delete does not create its index: Elasticsearch answers it index_not_found.
+          if (it.op == Op::kDelete) {
+            it.fail(404, "index_not_found_exception", fmt::format("no such index [{}]", it.index));
+            continue;
+          }
           found = state_->indices.emplace(std::string(it.index), State::Index{}).first;
+        }
         idx_of_last = &found->second;
         last_name = it.index;
       }
@@ -678,7 +1002,7 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
   bool errors = false;
   for (auto& it : items) {
     items_by_status_[it.status].fetch_add(1, std::memory_order_relaxed);
-    if (it.status >= 300 && it.status != 404) errors = true;
+    if (!it.error_type.empty()) errors = true;  // a failure; a delete's not_found is a result
     if (dump_ && (it.status == 200 || it.status == 201) && it.op != Op::kDelete) {
       dump += R"({"_index":)";
       append_json_string(dump, it.index);
@@ -724,6 +1048,12 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
       w.str("type", it.error_type);
       w.str("reason", it.error_reason);
       w.str("index", it.index);
+      if (!it.cause_type.empty()) {
+        w.begin("caused_by", false);
+        w.str("type", it.cause_type);
+        w.str("reason", it.cause_reason);
+        w.end();
+      }
       w.end();
     }
     w.end();
@@ -851,7 +1181,26 @@ Reply SinkCore::handle(Request& req) {
       if (r.status == 200) {
         bytes_u_.fetch_add(body->size(), std::memory_order_relaxed);
         std::string filter = query_param(query, "filter_path");
-        r = bulk(*body, parts.size() == 2 ? p0 : std::string_view(), filter);
+        BulkDefaults defaults;
+        defaults.pipeline = query_param(query, "pipeline");
+        std::string bad;
+        for (auto [name, out] : {std::pair{"require_alias", &defaults.require_alias},
+                                 std::pair{"require_data_stream", &defaults.require_data_stream}}) {
+          if (!has_query_param(query, name)) continue;
+          // As RestRequest.paramAsBoolean: present without a value means true.
+          std::string v = query_param(query, name);
+          auto b = v.empty() ? std::optional<bool>(true) : parse_es_bool(v);
+          if (b)
+            *out = *b;
+          else
+            bad = v;
+        }
+        if (!bad.empty()) {
+          r = es_error(400, "illegal_argument_exception",
+                       fmt::format("Failed to parse value [{}] as only [true] or [false] are allowed.", bad));
+        } else {
+          r = bulk(*body, parts.size() == 2 ? p0 : std::string_view(), filter, defaults);
+        }
       }
     }
     note_bulk_status(r.status);

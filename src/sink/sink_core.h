@@ -40,6 +40,13 @@ struct SinkStats {
   std::map<int, uint64_t> bulk_by_status;  // whole bulk requests by HTTP status
 };
 
+// The `_bulk` URL parameters that apply to every item unless its action line says otherwise.
+struct BulkDefaults {
+  std::string pipeline;  // empty or `_none`: no ingest pipeline
+  bool require_alias = false;
+  bool require_data_stream = false;
+};
+
 class SinkCore {
  public:
   explicit SinkCore(SinkOptions options);
@@ -49,7 +56,8 @@ class SinkCore {
 
   Reply handle(Request& req);
   // `body` is uncompressed NDJSON; `default_index` comes from /{index}/_bulk.
-  Reply bulk(std::string& body, std::string_view default_index, std::string_view filter_path);
+  Reply bulk(std::string& body, std::string_view default_index, std::string_view filter_path,
+             const BulkDefaults& defaults = {});
   // Documents in the indices matching a comma list of names / `*` patterns; -1 when a
   // concrete (pattern-free) name does not exist.
   int64_t count(std::string_view pattern) const;

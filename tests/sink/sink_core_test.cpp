@@ -394,6 +394,173 @@ TEST(SinkBulk, MalformedRequestsAre400) {
   EXPECT_EQ(core.stats().bulk_by_status.at(400), 12u);
 }
 
+// `_id` limits, as Elasticsearch's IndexRequest.validate and IndexRouting: over 512 bytes
+// fails the whole request (nothing stored); empty fails its item.
+TEST(SinkBulk, IdLimits) {
+  SinkCore core({});
+  const std::string at_limit(512, 'a'), over(513, 'b');
+  Reply r = call(core, "POST", "/ids/_bulk",
+                 "{\"create\":{\"_id\":\"" + at_limit + "\"}}\n{}\n{\"create\":{\"_id\":\"" + over +
+                     "\"}}\n{}\n{\"index\":{\"_id\":\"" + over + "x\"}}\n{}\n");
+  EXPECT_EQ(r.status, 400);
+  json j = parse(r);
+  EXPECT_EQ(j["error"]["type"], "action_request_validation_exception");
+  EXPECT_EQ(j["error"]["reason"], "Validation Failed: 1: id [" + over +
+                                      "] is too long, must be no longer than 512 bytes but was: 513;2: id [" +
+                                      over +
+                                      "x] is too long, must be no longer than 512 bytes but was: 514;");
+  EXPECT_EQ(core.count("ids"), -1);  // nothing stored, the index not created
+  // 512 bytes counted in UTF-8: 171 three-byte characters are 513 bytes.
+  std::string euros;
+  for (int i = 0; i < 171; ++i) euros += "\xE2\x82\xAC";
+  EXPECT_EQ(call(core, "POST", "/ids/_bulk", "{\"create\":{\"_id\":\"" + euros + "\"}}\n{}\n").status, 400);
+
+  r = call(core, "POST", "/ids/_bulk",
+           "{\"create\":{\"_id\":\"\"}}\n{}\n{\"index\":{\"_id\":\"\"}}\n{}\n{\"create\":{\"_id\":\"" +
+               at_limit + "\"}}\n{}\n");
+  ASSERT_EQ(r.status, 200);
+  j = parse(r);
+  EXPECT_TRUE(j["errors"].get<bool>());
+  EXPECT_EQ(item_statuses(j), (std::vector<int>{400, 400, 201}));
+  EXPECT_EQ(j["items"][0]["create"]["_id"], "");
+  EXPECT_EQ(j["items"][0]["create"]["error"]["type"], "illegal_argument_exception");
+  EXPECT_EQ(j["items"][0]["create"]["error"]["reason"], "if _id is specified it must not be empty");
+  EXPECT_EQ(core.count("ids"), 1);
+}
+
+// The action line takes only Elasticsearch 8's parameters (BulkRequestParser); anything
+// else fails the whole request, as it would against Elasticsearch.
+TEST(SinkBulk, ActionLineParameters) {
+  SinkCore core({});
+  Reply r =
+      call(core, "POST", "/p/_bulk",
+           "{\"create\":{\"_index\":\"p\",\"_id\":\"1\",\"routing\":\"r\",\"version\":1,"
+           "\"version_type\":\"external\",\"if_seq_no\":1,\"if_primary_term\":1,\"pipeline\":\"_none\","
+           "\"_source\":{\"includes\":[\"a\"]},\"require_alias\":false,\"require_data_stream\":false,"
+           "\"dynamic_templates\":{\"a\":\"t\"},\"list_executed_pipelines\":true,\"op_type\":\"create\","
+           "\"whatever\":null}}\n{}\n"
+           "{\"update\":{\"_id\":\"1\",\"retry_on_conflict\":3}}\n{\"doc\":{}}\n");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(item_statuses(parse(r)), (std::vector<int>{201, 400}));
+  expect_request_error(core, "{\"create\":{}}\n{}\n{\"create\":{\"foo\":1}}\n{}\n", 400,
+                       "illegal_argument_exception",
+                       "Action/metadata line [3] contains an unknown parameter [foo]");
+  expect_request_error(core, "{\"index\":{\"_type\":\"_doc\"}}\n{}\n", 400, "illegal_argument_exception",
+                       "Action/metadata line [1] contains an unknown parameter [_type]");
+  expect_request_error(
+      core, "{\"index\":{\"dynamic_templates\":[]}}\n{}\n", 400, "illegal_argument_exception",
+      "Malformed action/metadata line [1], expected a simple value for field [dynamic_templates] "
+      "but found [START_ARRAY]");
+  expect_request_error(
+      core, "{\"index\":{\"routing\":{}}}\n{}\n", 400, "illegal_argument_exception",
+      "Malformed action/metadata line [1], expected a simple value for field [routing] but found "
+      "[START_OBJECT]");
+  expect_request_error(core, "{\"index\":{\"dynamic_templates\":{\"a\":{}}}}\n{}\n", 400,
+                       "illegal_argument_exception", "Malformed action/metadata line [1]");
+  expect_request_error(core, "{\"delete\":{\"_id\":\"1\",\"dynamic_templates\":{\"a\":\"t\"}}}\n", 400,
+                       "illegal_argument_exception",
+                       "Delete request in line [1] does not accept dynamic_templates");
+  EXPECT_EQ(core.count("idx"), -1);
+  // op_type create inside an index action is a create (answered as one, as Elasticsearch
+  // names the op type): the second write of an _id conflicts.
+  r = call(core, "POST", "/o/_bulk",
+           "{\"index\":{\"_id\":\"1\",\"op_type\":\"create\"}}\n{}\n"
+           "{\"index\":{\"_id\":\"1\",\"op_type\":\"create\"}}\n{}\n"
+           "{\"index\":{\"_id\":\"1\",\"op_type\":\"index\"}}\n{}\n");
+  json j = parse(r);
+  EXPECT_EQ(item_statuses(j), (std::vector<int>{201, 409, 200}));
+  EXPECT_EQ(j["items"][1]["create"]["error"]["type"], "version_conflict_engine_exception");
+  EXPECT_TRUE(j["items"][2].contains("index"));
+}
+
+// Metadata fields at a document's root fail the item, as Elasticsearch 8's mapper does;
+// `_doc_count` is a field documents may carry, and metadata names below the root are fields.
+TEST(SinkBulk, MetadataFieldsInDocuments) {
+  SinkCore core({});
+  Reply r = call(core, "POST", "/md/_bulk",
+                 "{\"create\":{\"_id\":\"a\"}}\n{\"_id\":\"x\"}\n"
+                 "{\"create\":{\"_id\":\"b\"}}\n{\"m\":1, \"_source\":{\"k\":[1,\"v\"]}}\n"
+                 "{\"create\":{}}\n{\"_ignored\":5}\n"
+                 "{\"create\":{}}\n{\"_doc_count\":3,\"a\":{\"_id\":1}}\n");
+  ASSERT_EQ(r.status, 200);
+  json j = parse(r);
+  EXPECT_EQ(item_statuses(j), (std::vector<int>{400, 400, 400, 201}));
+  auto& e = j["items"][0]["create"]["error"];
+  EXPECT_EQ(e["type"], "document_parsing_exception");
+  EXPECT_EQ(e["reason"],
+            "[1:8] failed to parse field [_id] of type [_id] in document with id 'a'. "
+            "Preview of field's value: 'x'");
+  EXPECT_EQ(e["caused_by"]["type"], "document_parsing_exception");
+  EXPECT_EQ(e["caused_by"]["reason"],
+            "[1:8] Field [_id] is a metadata field and cannot be added inside a "
+            "document. Use the index API request parameters.");
+  EXPECT_EQ(j["items"][1]["create"]["error"]["reason"],
+            "[1:31] failed to parse field [_source] of type [_source] in document with id 'b'. "
+            "Preview of field's value: '{k=[1, v]}'");
+  EXPECT_EQ(j["items"][1]["create"]["error"]["caused_by"]["reason"].get<std::string>().substr(0, 7),
+            "[1:19] ");
+  EXPECT_EQ(core.count("md"), 1);
+}
+
+// Data streams (names of Elasticsearch 8's built-in templates), require_alias,
+// require_data_stream and ingest pipelines, which the sink does not have.
+TEST(SinkBulk, DataStreamsAliasesAndPipelines) {
+  SinkCore core({});
+  Reply r = call(core, "POST", "/_bulk?require_data_stream=true",
+                 "{\"create\":{\"_index\":\"logs-a-b\"}}\n{}\n"
+                 "{\"create\":{\"_index\":\"plain\"}}\n{}\n"
+                 "{\"create\":{\"_index\":\"plain\",\"require_data_stream\":false}}\n{}\n"
+                 "{\"index\":{\"_index\":\"metrics-a-b\"}}\n{}\n"
+                 "{\"create\":{\"_index\":\"traces-x-y\",\"require_alias\":true}}\n{}\n"
+                 "{\"create\":{\"_index\":\"logs-a-b\",\"pipeline\":\"p1\"}}\n{}\n");
+  ASSERT_EQ(r.status, 200);
+  json j = parse(r);
+  EXPECT_EQ(item_statuses(j), (std::vector<int>{201, 404, 201, 400, 404, 400}));
+  auto err = [&](int i, const char* op) { return j["items"][i][op]["error"]; };
+  EXPECT_EQ(err(1, "create")["type"], "resource_not_found_exception");
+  EXPECT_EQ(err(1, "create")["reason"],
+            "[require_data_stream] request flag is [true] and [plain] is not a data stream");
+  EXPECT_EQ(err(3, "index")["type"], "illegal_argument_exception");
+  EXPECT_EQ(err(3, "index")["reason"],
+            "only write ops with an op_type of create are allowed in data streams");
+  EXPECT_EQ(err(4, "create")["type"], "index_not_found_exception");
+  EXPECT_EQ(err(4, "create")["reason"],
+            "no such index [traces-x-y] and [require_alias] request flag is [true] and [traces-x-y] is not "
+            "an alias");
+  EXPECT_EQ(err(5, "create")["type"], "illegal_argument_exception");
+  EXPECT_EQ(err(5, "create")["reason"], "pipeline with id [p1] does not exist");
+  EXPECT_EQ(core.count("logs-a-b"), 1);
+  EXPECT_EQ(core.count("plain"), 1);
+  EXPECT_EQ(core.count("metrics-a-b"), -1);
+  // The URL's pipeline applies to every item; an index op is fine outside data streams.
+  r = call(core, "POST", "/plain/_bulk?pipeline=p2",
+           "{\"index\":{}}\n{}\n{\"index\":{\"pipeline\":\"_none\"}}\n{}\n");
+  j = parse(r);
+  EXPECT_EQ(item_statuses(j), (std::vector<int>{400, 201}));
+  EXPECT_EQ(err(0, "index")["reason"], "pipeline with id [p2] does not exist");
+  EXPECT_EQ(call(core, "POST", "/plain/_bulk?require_alias=maybe", "{\"index\":{}}\n{}\n").status, 400);
+}
+
+// A delete never creates its index; one without an _id fails the whole request.
+TEST(SinkBulk, DeleteOfMissingIndexAndWithoutId) {
+  SinkCore core({});
+  Reply r = call(core, "POST", "/_bulk", "{\"delete\":{\"_index\":\"nothere\",\"_id\":\"1\"}}\n");
+  ASSERT_EQ(r.status, 200);
+  json j = parse(r);
+  EXPECT_TRUE(j["errors"].get<bool>());
+  EXPECT_EQ(item_statuses(j), std::vector<int>{404});
+  EXPECT_EQ(j["items"][0]["delete"]["error"]["type"], "index_not_found_exception");
+  EXPECT_EQ(j["items"][0]["delete"]["error"]["reason"], "no such index [nothere]");
+  EXPECT_FALSE(j["items"][0]["delete"].contains("result"));
+  EXPECT_EQ(core.count("nothere"), -1);
+  EXPECT_EQ(core.count("*"), 0);
+  expect_request_error(core, "{\"delete\":{\"_index\":\"x\"}}\n", 400, "action_request_validation_exception",
+                       "Validation Failed: 1: id is missing;");
+  expect_request_error(core, "{\"create\":{}}\n{}\n{\"delete\":{\"_id\":\"\"}}\n", 400,
+                       "action_request_validation_exception", "Validation Failed: 1: id is missing;");
+  EXPECT_EQ(core.count("*"), 0);
+}
+
 TEST(SinkBulk, CrLfAndBlankLinesAreTolerated) {
   SinkCore core({});
   Reply r =
