@@ -58,12 +58,14 @@ class KillNine : public ::testing::TestWithParam<std::string> {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
+  // A data stream name: the otel mapping mode sends require_data_stream=true, and the sink,
+  // as Elasticsearch, refuses every document bound for a plain index then.
   void write_config(std::uint16_t sink_port) {
     std::ofstream c(dir_ / "collector.yaml");
     c << "receivers:\n  filelog:\n    include: [" << (dir_ / "logs" / "*.log").string()
       << "]\n    start_at: beginning\n    poll_interval: 50ms\n    storage: " << (dir_ / "state").string()
       << "\nexporters:\n  elasticsearch:\n    endpoints: [http://127.0.0.1:" << sink_port
-      << "]\n    logs_index: kill9\n    flush:\n      interval: 50ms\n      bytes: 200000\n"
+      << "]\n    logs_index: logs-kill9-default\n    flush:\n      interval: 50ms\n      bytes: 200000\n"
          "    retry:\n      initial_interval: 10ms\n      max_interval: 100ms\n";
     if (GetParam() == "disk")
       c << "    sending_queue:\n      enabled: true\n      type: disk\n      directory: " << (dir_ / "queue").string()
