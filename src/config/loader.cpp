@@ -1363,6 +1363,23 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
   r.str("logs_index", c.logs_index);
   r.str("metrics_index", c.metrics_index);
   r.str("traces_index", c.traces_index);
+  // otel mode sends require_data_stream=true (the spec, as the Collector): Elasticsearch then
+  // refuses every document for an index that is not a data stream. Only an index template
+  // makes one; Elasticsearch's built-in ones cover <type>-<dataset>-<namespace>.
+  if (c.mapping_mode == "otel") {
+    static const RE2 kDataStreamName(R"((logs|metrics|traces)-[^-]+-[^-]+)");
+    for (const auto& [key, index] : {std::pair<const char*, const std::string&>{"logs_index", c.logs_index},
+                                     {"metrics_index", c.metrics_index},
+                                     {"traces_index", c.traces_index}}) {
+      if (index.empty() || RE2::FullMatch(index, kDataStreamName)) continue;
+      ctx.warning(r.mark(key),
+                  fmt::format("{}: \"{}\" must be a data stream: the otel mapping mode sends "
+                              "require_data_stream=true, and Elasticsearch refuses documents for any other "
+                              "index (its built-in templates make <type>-<dataset>-<namespace> names data "
+                              "streams, e.g. logs-myapp-default)",
+                              r.sub_path(key), index));
+    }
+  }
   {
     MapReader d(ctx, r.get("logs_dynamic_id"), r.sub_path("logs_dynamic_id"));
     d.boolean("enabled", c.logs_dynamic_id);

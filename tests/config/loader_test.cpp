@@ -305,9 +305,9 @@ exporters:
       key_file: /etc/client.key
       insecure_skip_verify: true
     mapping: {mode: otel}
-    logs_index: logs-custom
-    metrics_index: metrics-custom
-    traces_index: traces-custom
+    logs_index: logs-custom-prod
+    metrics_index: metrics-custom-prod
+    traces_index: traces-custom-prod
     logs_dynamic_id: {enabled: true}
     pipeline: my-pipeline
     timeout: 30s
@@ -423,9 +423,9 @@ service:
   EXPECT_EQ(es.tls.key_file, "/etc/client.key");
   EXPECT_TRUE(es.tls.insecure_skip_verify);
   EXPECT_EQ(es.mapping_mode, "otel");
-  EXPECT_EQ(es.logs_index, "logs-custom");
-  EXPECT_EQ(es.metrics_index, "metrics-custom");
-  EXPECT_EQ(es.traces_index, "traces-custom");
+  EXPECT_EQ(es.logs_index, "logs-custom-prod");
+  EXPECT_EQ(es.metrics_index, "metrics-custom-prod");
+  EXPECT_EQ(es.traces_index, "traces-custom-prod");
   EXPECT_TRUE(es.logs_dynamic_id);
   EXPECT_EQ(es.pipeline, "my-pipeline");
   EXPECT_EQ(es.timeout, 30s);
@@ -2437,6 +2437,26 @@ service:
     EXPECT_EQ(a[i].value_type, want[i].first) << a[i].key;
     EXPECT_EQ(a[i].value, want[i].second) << a[i].key;
   }
+}
+
+// otel mode sends require_data_stream=true: a static index that is no data stream gets
+// every document refused by Elasticsearch, which the loader says.
+TEST(Loader, OtelStaticIndexThatIsNoDataStreamIsWarnedAbout) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: {}}}}
+exporters:
+  elasticsearch: {endpoint: http://127.0.0.1:9200, logs_index: my-events, traces_index: traces-app-prod}
+  elasticsearch/bodymap: {endpoint: http://127.0.0.1:9200, logs_index: my-events, mapping: {mode: bodymap}}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch, elasticsearch/bodymap]}
+)");
+  EXPECT_THAT(messages(r),
+              ElementsAre("t.yaml:3:64: warning: exporters.elasticsearch.logs_index: \"my-events\" must "
+                          "be a data stream: the otel mapping mode sends require_data_stream=true, and "
+                          "Elasticsearch refuses documents for any other index (its built-in templates "
+                          "make <type>-<dataset>-<namespace> names data streams, e.g. "
+                          "logs-myapp-default)"));
 }
 
 }  // namespace
