@@ -1276,7 +1276,6 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   out.items.resize(first_item + sl.log_records.size());
   EncodedItem* item = out.items.data() + first_item;
   bool scan_first = config_.logs_dynamic_id;
-  std::size_t rejected = 0;
   for (const auto& r : sl.log_records) {
     EncodedItem& it = *item++;
     if (!scan_first && r.severity_text.size() <= json::kInlineString) [[likely]] {
@@ -1284,13 +1283,17 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
       scan_first = true;
     }
     if (!write_scanned_log_record(w, r, it)) {
-      // Nothing written: the next record takes its item.
       out.stats.count(EncodeReject::DocumentIdTooLong);
-      --item;
-      ++rejected;
+      it.size = 0;  // no document: dropped below, out of this loop (which stays as it was)
+      ++empty_items_;
     }
   }
-  if (rejected) out.items.resize(out.items.size() - rejected);
+  if (empty_items_) [[unlikely]] {
+    const auto kept = std::remove_if(out.items.begin() + static_cast<std::ptrdiff_t>(first_item),
+                                     out.items.end(), [](const EncodedItem& i) { return i.size == 0; });
+    out.items.erase(kept, out.items.end());
+    empty_items_ = 0;
+  }
 }
 
 // A log record whose attributes are scanned first (routing, `_id`), for any route; false

@@ -267,6 +267,7 @@ class Encoder {
   CachedRoute scope_route_, event_route_;  // event_route_: span events (logs) of the current scope
   bool event_route_ready_ = false;
   std::size_t shared_action_bytes_ = 0;  // action line bytes this output shared (fits_output)
+  std::size_t empty_items_ = 0;          // items of this scope left without a document (rejected)
   std::string_view static_index_, type_;
   const pdata::InstrumentationScope* scope_ = nullptr;
   const pdata::Attributes* resource_ = nullptr;
