@@ -851,6 +851,8 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
   // index name is checked when it differs from the item before's.
   std::string_view checked_index;
   std::string index_reason;
+  std::string_view ds_index;
+  bool ds_verdict = false;
   for (auto& it : items) {
     if (it.index != checked_index) {
       index_reason = invalid_index_reason(it.index);
@@ -876,7 +878,12 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
                   it.index));
       continue;
     }
-    const bool data_stream = writes && is_data_stream(it.index);
+    // The items of a request mostly share their index: its verdict is kept.
+    if (it.index.data() != ds_index.data() || it.index.size() != ds_index.size()) {
+      ds_index = it.index;
+      ds_verdict = is_data_stream(it.index);
+    }
+    const bool data_stream = writes && ds_verdict;
     if (writes && it.require_data_stream && !data_stream) {
       it.fail(404, "resource_not_found_exception",
               fmt::format("[require_data_stream] request flag is [true] and [{}] is not a data stream",
