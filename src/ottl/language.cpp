@@ -1311,26 +1311,8 @@ pdata::AnyValue deep_copy(const pdata::AnyValue& v, const pdata::Arena& a) {
   return out;
 }
 
-pdata::AnyValue to_any(const Value& v, const pdata::Arena& a) {
-  switch (v.kind) {
-    case Kind::kString:
-      return pdata::AnyValue::string(a.copy(v.s));
-    case Kind::kBytes:
-      return pdata::AnyValue::bytes(a.copy(v.s));
-    case Kind::kBool:
-      return pdata::AnyValue::boolean(v.b);
-    case Kind::kInt:
-      return pdata::AnyValue::integer(v.i);
-    case Kind::kDouble:
-      return pdata::AnyValue::dbl(v.d);
-    case Kind::kMap:
-    case Kind::kList:
-      return deep_copy(as_any(v), a);
-    case Kind::kNil:
-      break;
-  }
-  return {};
-}
+// The value as an AnyValue of its own, its strings and containers copied into `a`.
+pdata::AnyValue to_any(const Value& v, const pdata::Arena& a) { return deep_copy(as_any(v), a); }
 
 pdata::Str* text_field(Field f, const MutableItem& it) {
   switch (f) {
