@@ -517,9 +517,11 @@ TEST(GenCli, ReportLinesAndFailureExitCode) {
                      server.endpoint(), "--metric-type", "Sum", "--aggregation-temporality", "delta",
                      "--otlp-metric-name", "requests", "--span-id", "a1a2a3a4a5a6a7a8"});
     ASSERT_EQ(p.wait(std::chrono::seconds(30)), 0) << p.output();
+    // The decoded data views into the request's body: the requests must outlive it.
+    const auto requests = server.store().requests();
     pdata::MetricsData d;
-    ASSERT_FALSE(otlp::decode_metrics_proto(server.store().requests().back().body, d).has_value());
-    EXPECT_EQ(server.store().requests().back().headers.at("user-agent").rfind("tern-gen/", 0), 0u);
+    ASSERT_FALSE(otlp::decode_metrics_proto(requests.back().body, d).has_value());
+    EXPECT_EQ(requests.back().headers.at("user-agent").rfind("tern-gen/", 0), 0u);
     const auto& m = d.resource_metrics[0].scope_metrics[0].metrics.at(0);
     EXPECT_EQ(m.name, "requests");
     EXPECT_EQ(m.temporality, pdata::AggregationTemporality::Delta);
@@ -562,8 +564,9 @@ TEST(GenCli, ReportLinesAndFailureExitCode) {
     test::Process p({tern, "gen", "traces", "--otlp-http", "--otlp-insecure", "--otlp-endpoint",
                      server.endpoint(), "--status-code", "error"});
     ASSERT_EQ(p.wait(std::chrono::seconds(30)), 0) << p.output();
+    const auto requests = server.store().requests();  // outlives the data that views into it
     pdata::TracesData d;
-    ASSERT_FALSE(otlp::decode_traces_proto(server.store().requests().back().body, d).has_value());
+    ASSERT_FALSE(otlp::decode_traces_proto(requests.back().body, d).has_value());
     EXPECT_EQ(d.resource_spans[0].scope_spans[0].spans.at(0).status.code, pdata::StatusCode::Error);
   }
   {
