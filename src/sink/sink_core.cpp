@@ -851,11 +851,11 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
   // index name is checked when it differs from the item before's.
   std::string_view checked_index;
   std::string index_reason;
-  std::string_view ds_index;
-  bool ds_verdict = false;
+  bool data_stream_index = false;
   for (auto& it : items) {
     if (it.index != checked_index) {
       index_reason = invalid_index_reason(it.index);
+      data_stream_index = is_data_stream(it.index);
       checked_index = it.index;
     }
     if (!index_reason.empty()) {
@@ -878,12 +878,7 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
                   it.index));
       continue;
     }
-    // The items of a request mostly share their index: its verdict is kept.
-    if (it.index.data() != ds_index.data() || it.index.size() != ds_index.size()) {
-      ds_index = it.index;
-      ds_verdict = is_data_stream(it.index);
-    }
-    const bool data_stream = writes && ds_verdict;
+    const bool data_stream = writes && data_stream_index;
     if (writes && it.require_data_stream && !data_stream) {
       it.fail(404, "resource_not_found_exception",
               fmt::format("[require_data_stream] request flag is [true] and [{}] is not a data stream",
