@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "cli/version.h"
 #include "gen/generator.h"
+#include "text/ascii.h"
 
 namespace {
 
@@ -244,8 +245,7 @@ void add_signal(CLI::App* gen, tern::pdata::Signal signal) {
       o->span_duration = duration_flag(f->span_duration, "--span-duration");
       // telemetrygen numbering: Unset=0, Error=1, Ok=2 (its --status-code help); OTLP has Ok=1,
       // Error=2. Any case, and empty for Unset, as telemetrygen's strings.ToLower switch.
-      std::string s = f->status_code;
-      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::string s = tern::text::ascii_lower(f->status_code);
       if (s.empty() || s == "unset" || s == "0")
         o->status_code = 0;
       else if (s == "error" || s == "1")

@@ -20,6 +20,7 @@
 #include "ottl/condition.h"
 #include "ottl/statement.h"
 #include "receiver/filelog/timestamp_layout.h"
+#include "text/ascii.h"
 #include "text/numbers.h"
 
 namespace tern::config {
@@ -284,10 +285,7 @@ class MapReader {
     if (!n) return;
     auto v = ctx_.scalar(*n, sub_path(key));
     if (!v) return;
-    std::string match = *v;
-    if (any_case)
-      std::transform(match.begin(), match.end(), match.begin(),
-                     [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    const std::string match = any_case ? tern::text::ascii_lower(*v) : *v;
     std::vector<std::string> names;
     for (const auto& [name, value] : options) {
       if (match == name) {
@@ -582,9 +580,7 @@ void add_severity_value(Ctx& ctx, const YAML::Node& n, const std::string& path, 
     out.push_back({number, {}, base, base + 99});
     return;
   }
-  std::string text = *v;
-  for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  out.push_back({number, std::move(text), 0, -1});
+  out.push_back({number, tern::text::ascii_lower(*v), 0, -1});
 }
 
 // A `severity` block, or severity_parser's own fields (`r` is then the operator).

@@ -1,4 +1,5 @@
 #include "config/units.h"
+#include "text/ascii.h"
 
 #include <fmt/format.h>
 
@@ -35,12 +36,6 @@ std::optional<double> take_number(std::string_view& s) {
   if (!digits || !std::isfinite(v)) return std::nullopt;
   s.remove_prefix(i);
   return v;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::string_view trim(std::string_view s) {
@@ -130,7 +125,7 @@ Parsed<std::uint64_t> parse_size(std::string_view text) {
   }
   auto n = take_number(s);
   if (!n) return fail("expected a number of bytes, optionally with a unit (e.g. \"5MB\", \"5MiB\")");
-  std::string unit = lower(trim(s));
+  std::string unit = tern::text::ascii_lower(trim(s));
   double scale;
   if (unit.empty() || unit == "b") {
     scale = 1;

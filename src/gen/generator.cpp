@@ -13,6 +13,7 @@
 #include "pdata/logs.h"
 #include "pdata/metrics.h"
 #include "pdata/trace.h"
+#include "text/ascii.h"
 #include "text/numbers.h"
 
 namespace tern::gen {
@@ -98,12 +99,8 @@ std::optional<Attr> parse_attribute(std::string_view text, std::string& error) {
 
 std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view text, std::string& error) {
   error.clear();
-  const auto lower = [](std::string_view t) {
-    std::string l(t);
-    for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return l;
-  };
-  if (lower(text) == "inf" || text == "infinite") return std::nullopt;  // telemetrygen: "inf" in any case
+  if (tern::text::ascii_iequals(text, "inf") || text == "infinite")
+    return std::nullopt;  // telemetrygen: "inf" in any case
   if (text == "0") return std::chrono::nanoseconds(0);
   if (text.empty()) {
     error = "empty duration";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "otlp/json_codec.h"
+#include "text/ascii.h"
 
 namespace tern::otlp {
 namespace {
@@ -19,13 +20,6 @@ using namespace tern::pdata;
 // Accepts both spellings of a key: lowerCamelCase (spec) and snake_case (proto names).
 bool key_is(std::string_view key, std::string_view camel, std::string_view snake) {
   return key == camel || key == snake;
-}
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 int b64_digit(char c) {
@@ -282,7 +276,7 @@ public:
     if (s.size() != 2 * N)
       return fail(off, "id must be " + std::to_string(2 * N) + " hex digits, got " + std::to_string(s.size()));
     for (std::size_t i = 0; i < N; ++i) {
-      int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+      int hi = tern::text::hex_digit(s[2 * i]), lo = tern::text::hex_digit(s[2 * i + 1]);
       if (hi < 0 || lo < 0) return fail(off, "id is not hex: \"" + std::string(s) + "\"");
       out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
     }

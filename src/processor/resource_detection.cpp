@@ -1,4 +1,5 @@
 #include "processor/resource_detection.h"
+#include "text/ascii.h"
 
 #include <netdb.h>
 #include <spdlog/spdlog.h>
@@ -18,13 +19,6 @@ std::string_view trim(std::string_view s) {
   const std::size_t b = s.find_first_not_of(kBlank);
   if (b == std::string_view::npos) return {};
   return s.substr(b, s.find_last_not_of(kBlank) - b + 1);
-}
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 // The first line of a small file, blanks trimmed; empty when unreadable.
@@ -70,8 +64,8 @@ std::optional<DetectedAttributes> parse_resource_attributes_env(std::string_view
         value += raw[i];
         continue;
       }
-      const int hi = i + 2 < raw.size() ? hex_digit(raw[i + 1]) : -1;
-      const int lo = i + 2 < raw.size() ? hex_digit(raw[i + 2]) : -1;
+      const int hi = i + 2 < raw.size() ? tern::text::hex_digit(raw[i + 1]) : -1;
+      const int lo = i + 2 < raw.size() ? tern::text::hex_digit(raw[i + 2]) : -1;
       if (hi < 0 || lo < 0) {
         error = "the value of " + std::string(key) + " has a bad percent escape";
         return std::nullopt;

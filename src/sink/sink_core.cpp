@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "compression/gzip.h"
+#include "text/ascii.h"
 #include "text/lowercase.h"
 
 namespace tern::sink {
@@ -82,12 +83,7 @@ std::string json_string(std::string_view s) {
 std::string percent_decode(std::string_view s, bool plus_is_space) {
   std::string out;
   out.reserve(s.size());
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
+  const auto hex = tern::text::hex_digit;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
       out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
@@ -482,15 +478,6 @@ compression::GzipDecompressor& gunzip() {
   // One per server thread, destroyed with the thread (LeakSanitizer checks the sink).
   thread_local compression::GzipDecompressor decompressor;
   return decompressor;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
 }
 
 // Elasticsearch field semantics: `a.b` names both {"a.b":..} and {"a":{"b":..}} (and mixes).
@@ -1147,7 +1134,8 @@ Reply SinkCore::handle(Request& req) {
       bytes_c_.fetch_add(req.body.size(), std::memory_order_relaxed);
       std::string* body = &req.body;
       std::string plain;
-      const bool gz = iequals(req.content_encoding, "gzip") || iequals(req.content_encoding, "x-gzip");
+      const bool gz = tern::text::ascii_iequals(req.content_encoding, "gzip") ||
+                      tern::text::ascii_iequals(req.content_encoding, "x-gzip");
       if (gz) {
         // The decompressor stops at max_content_length, so neither a zip bomb nor an oversize
         // body costs more than the limit. The gzip trailer's ISIZE is not trusted to tell the
@@ -1173,7 +1161,8 @@ Reply SinkCore::handle(Request& req) {
                         : es_error(400, "illegal_argument_exception", "invalid gzip body: " + err);
         }
         body = &plain;
-      } else if (!req.content_encoding.empty() && !iequals(req.content_encoding, "identity")) {
+      } else if (!req.content_encoding.empty() &&
+                 !tern::text::ascii_iequals(req.content_encoding, "identity")) {
         r = es_error(400, "illegal_argument_exception",
                      fmt::format("unsupported Content-Encoding [{}]", req.content_encoding));
       }

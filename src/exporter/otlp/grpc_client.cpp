@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "exporter/otlp/otlp_client.h"
+#include "text/ascii.h"
 
 namespace tern::exporter::otlp {
 namespace {
@@ -85,9 +86,7 @@ class GrpcClient final : public OtlpClient {
     stub_ = std::make_unique<grpc::GenericStub>(channel_);
     // gRPC metadata keys must be lowercase.
     for (const auto& [k, v] : o.headers) {
-      std::string key = k;
-      std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
-      metadata_.emplace_back(std::move(key), v);
+      metadata_.emplace_back(tern::text::ascii_lower(k), v);
     }
   }
 

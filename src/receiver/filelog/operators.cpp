@@ -15,6 +15,7 @@
 
 #include "receiver/filelog/json_value.h"
 #include "receiver/filelog/timestamp_layout.h"
+#include "text/ascii.h"
 
 namespace tern::receiver::filelog {
 namespace {
@@ -379,12 +380,7 @@ struct Operators::Impl {
       const pdata::AnyValue* v = find(rec, field);
       if (!v) return true;
       const std::string_view t = is_text(v) ? v->string_value : std::string_view();
-      const auto digit = [](char c) {
-        return c >= '0' && c <= '9'   ? c - '0'
-               : c >= 'a' && c <= 'f' ? c - 'a' + 10
-               : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                      : -1;
-      };
+      const auto digit = tern::text::hex_digit;
       bool ok = t.size() == 2 * bytes;
       for (std::size_t i = 0; ok && i < bytes; ++i) {
         const int hi = digit(t[2 * i]), lo = digit(t[2 * i + 1]);
@@ -446,8 +442,7 @@ struct Operators::Impl {
       why = "severity: " + sv.parse_from + (v ? " is neither a string nor an integer" : " is missing");
       return false;
     }
-    std::string lower = text;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = tern::text::ascii_lower(text);
     std::int32_t found = 0;  // unmapped: the default severity, as in the Collector
     for (const auto& m : sv.mapping) {
       if (m.text.empty() ? (number && *number >= m.min && *number <= m.max) : m.text == lower) {

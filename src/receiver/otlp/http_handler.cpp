@@ -4,27 +4,15 @@
 #include <optional>
 
 #include "compression/gzip.h"
+#include "text/ascii.h"
 
 namespace tern::receiver::otlp {
 namespace {
-
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-std::string to_lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = lower(c);
-  return out;
 }
 
 // "application/json; charset=utf-8" -> "application/json".
@@ -39,9 +27,10 @@ struct Wire {
 
 std::optional<Wire> wire_for(std::string_view content_type) {
   auto mt = media_type(content_type);
-  if (iequals(mt, "application/x-protobuf") || iequals(mt, "application/protobuf"))
+  if (tern::text::ascii_iequals(mt, "application/x-protobuf") ||
+      tern::text::ascii_iequals(mt, "application/protobuf"))
     return Wire{Encoding::kProto, std::string(mt)};
-  if (iequals(mt, "application/json")) return Wire{Encoding::kJson, "application/json"};
+  if (tern::text::ascii_iequals(mt, "application/json")) return Wire{Encoding::kJson, "application/json"};
   return std::nullopt;
 }
 
@@ -83,7 +72,7 @@ OtlpHttpHandler::OtlpHttpHandler(const config::OtlpReceiverConfig::Http& config,
   cors_headers_ = {"accept", "accept-language", "content-type", "content-language"};
   for (const auto& h : config.cors_allowed_headers) {
     if (h == "*") cors_any_header_ = true;
-    cors_headers_.push_back(to_lower(trim(h)));
+    cors_headers_.push_back(tern::text::ascii_lower(trim(h)));
   }
 }
 
@@ -93,14 +82,15 @@ bool OtlpHttpHandler::origin_allowed(std::string_view origin) const {
     if (allowed == "*") return true;
     auto star = allowed.find('*');
     if (star == std::string::npos) {
-      if (iequals(allowed, origin)) return true;
+      if (tern::text::ascii_iequals(allowed, origin)) return true;
       continue;
     }
     // One wildcard, e.g. "https://*.example.com".
     std::string_view prefix(allowed.data(), star),
         suffix(allowed.data() + star + 1, allowed.size() - star - 1);
-    if (origin.size() >= prefix.size() + suffix.size() && iequals(origin.substr(0, prefix.size()), prefix) &&
-        iequals(origin.substr(origin.size() - suffix.size()), suffix))
+    if (origin.size() >= prefix.size() + suffix.size() &&
+        tern::text::ascii_iequals(origin.substr(0, prefix.size()), prefix) &&
+        tern::text::ascii_iequals(origin.substr(origin.size() - suffix.size()), suffix))
       return true;
   }
   return false;
@@ -114,7 +104,7 @@ bool OtlpHttpHandler::headers_allowed(std::string_view requested) const {
     requested = comma == std::string_view::npos ? std::string_view{} : requested.substr(comma + 1);
     if (name.empty()) continue;
     if (std::none_of(cors_headers_.begin(), cors_headers_.end(),
-                     [&](const std::string& h) { return iequals(h, name); }))
+                     [&](const std::string& h) { return tern::text::ascii_iequals(h, name); }))
       return false;
   }
   return true;
@@ -129,7 +119,9 @@ net::HttpResponse OtlpHttpHandler::preflight(const net::HttpRequest& req) const 
   auto headers = req.header("Access-Control-Request-Headers");
   // A refused preflight is a 204 without the Access-Control-Allow-* headers: the browser
   // then blocks the real request (this is what CORS libraries do).
-  if (!origin_allowed(origin) || !iequals(trim(method), "POST") || !headers_allowed(headers)) return res;
+  if (!origin_allowed(origin) || !tern::text::ascii_iequals(trim(method), "POST") ||
+      !headers_allowed(headers))
+    return res;
   res.headers.emplace_back("Access-Control-Allow-Origin", std::string(origin));
   res.headers.emplace_back("Access-Control-Allow-Methods", "POST");
   if (!trim(headers).empty())
@@ -173,7 +165,8 @@ net::HttpResponse OtlpHttpHandler::handle(net::HttpRequest& req) {
     OtlpReceiverCounters::add(counters.bytes_received, req.body.size());
 
     auto content_encoding = trim(req.header("Content-Encoding"));
-    if (iequals(content_encoding, "gzip") || iequals(content_encoding, "x-gzip")) {
+    if (tern::text::ascii_iequals(content_encoding, "gzip") ||
+        tern::text::ascii_iequals(content_encoding, "x-gzip")) {
       std::string plain, error;
       if (!t_gunzip.decompress(req.body, plain, max_body_, &error)) {
         core_.count_bad_request(*signal);
@@ -184,7 +177,7 @@ net::HttpResponse OtlpHttpHandler::handle(net::HttpRequest& req) {
         return error_response(400, rpc_code::kInvalidArgument, "gzip: " + error, wire);
       }
       req.body = std::move(plain);
-    } else if (!content_encoding.empty() && !iequals(content_encoding, "identity")) {
+    } else if (!content_encoding.empty() && !tern::text::ascii_iequals(content_encoding, "identity")) {
       core_.count_bad_request(*signal);
       return error_response(415, rpc_code::kInvalidArgument,
                             "unsupported Content-Encoding '" + std::string(content_encoding) + "', use gzip",
