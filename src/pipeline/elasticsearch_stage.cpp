@@ -292,7 +292,7 @@ class ElasticsearchStage final : public ExporterStage {
   void consume_loop() {
     Encoder encoder(encoder_config_);  // late encoding only
     std::vector<queue::Entry> entries;
-    std::uint64_t unsent = 0;  // entries the shutdown deadline left in the queue
+    std::uint64_t unsent = 0, unsent_events = 0;  // what the shutdown deadline left in the queue
     while (true) {
       entries.clear();
       // Take entries only when the sender can take them: entries held by a consumer that
@@ -305,9 +305,10 @@ class ElasticsearchStage final : public ExporterStage {
       }
       if (!queue_.pop_batch(entries, batch_.max_bytes, batch_.max_items, batch_.timeout)) {
         if (unsent)
-          spdlog::warn("exporter {}: shutdown_timeout passed with {} queued requests not sent ({})", id_,
-                       unsent,
-                       disk_ ? "the disk queue keeps them for the next start" : "lost with the memory queue");
+          spdlog::warn(
+              "exporter {}: shutdown_timeout passed with {} queued requests ({} events) not sent ({})", id_,
+              unsent, unsent_events,
+              disk_ ? "the disk queue keeps them for the next start" : "lost with the memory queue");
         return;
       }
       // Each entry goes to the sender as it is: the sender cuts requests across
@@ -332,6 +333,7 @@ class ElasticsearchStage final : public ExporterStage {
         if (!exporter_.submit(std::move(e.encoded), std::move(settle), until)) {
           if (token) token->fail();  // not acknowledged: a disk queue replays it
           ++unsent;
+          unsent_events += e.items;
         }
       }
     }

@@ -2,11 +2,15 @@
 // (early and late encoding), Elasticsearch exporter, `tern sink` (in-process server) out.
 #include <gtest/gtest.h>
 #include <simdjson.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "config/loader.h"
@@ -633,9 +637,23 @@ TEST_F(CollectorTest, ShutdownEndsWithinItsTimeoutWhileTheSinkIsDown) {
   start_collector(yaml);
   for (int b = 0; b < 40; ++b) ASSERT_EQ(post("/v1/logs", logs_json(5, b), "application/json").status, 200);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the sender fills up and retries
+  // What is lost is said in events: the queued requests the deadline left, and the
+  // documents the sender still held. Together, all 200 records.
+  std::ostringstream log;
+  auto capture = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  spdlog::default_logger()->sinks().push_back(capture);
   const auto t0 = std::chrono::steady_clock::now();
   collector_->shutdown(std::chrono::milliseconds(300));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
+  spdlog::default_logger()->sinks().pop_back();
+  const std::string text = log.str();
+  std::uint64_t lost = 0;
+  std::smatch m;
+  if (std::regex_search(text, m, std::regex(R"(requests \((\d+) events\) not sent)")))
+    lost += std::stoull(m[1]);
+  if (std::regex_search(text, m, std::regex(R"(batches \((\d+) documents\) undelivered)")))
+    lost += std::stoull(m[1]);
+  EXPECT_EQ(lost, 200u) << text;
 }
 
 // The Collector's persistent queue, `sending_queue.storage: file_storage`: the disk queue in

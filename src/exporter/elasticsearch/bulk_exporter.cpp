@@ -767,6 +767,7 @@ void BulkExporter::shutdown(milliseconds timeout) {
     im.pending = Request{};
     im.inflight_bytes = im.inflight_items = 0;
   }
+  std::uint64_t left_docs = 0;
   for (auto& [id, s] : left) {
     BulkResult r;
     r.items = s->batch.size();
@@ -776,10 +777,12 @@ void BulkExporter::shutdown(milliseconds timeout) {
     r.dropped = s->dropped.load();
     r.undelivered = s->remaining.load();
     im.docs_undelivered.fetch_add(r.undelivered, std::memory_order_relaxed);
+    left_docs += r.undelivered;
     if (s->done) s->done(r);
   }
   if (!left.empty())
-    spdlog::warn("elasticsearch exporter: shutdown left {} batches undelivered", left.size());
+    spdlog::warn("elasticsearch exporter: shutdown left {} batches ({} documents) undelivered", left.size(),
+                 left_docs);
   im.space_cv.notify_all();
 }
 

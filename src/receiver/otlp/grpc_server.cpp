@@ -183,12 +183,14 @@ struct OtlpGrpcServer::Impl {
         finish_with(call, grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, out.message));
         return;
       case Kind::kRetryLater:
-        // OTLP/gRPC throttling: UNAVAILABLE with RetryInfo, as the spec asks and the
-        // Collector answers. Every OTLP client retries UNAVAILABLE; RESOURCE_EXHAUSTED (used
-        // before) is retryable only for clients that read RetryInfo. The details travel as
-        // grpc-status-details-bin (a serialized google.rpc.Status).
-        finish_with(call, grpc::Status(grpc::StatusCode::UNAVAILABLE, out.message,
-                                       status_proto(rpc_code::kUnavailable, out.message, out.retry_after)));
+        // Back-pressure: RESOURCE_EXHAUSTED with RetryInfo, as shared/spec/queues.md fixes
+        // (the gRPC twin of HTTP 429). The OTLP spec makes RESOURCE_EXHAUSTED retryable
+        // exactly when RetryInfo is present, so clients back off by our hint instead of
+        // treating a full queue as an outage. The details travel as grpc-status-details-bin
+        // (a serialized google.rpc.Status).
+        finish_with(call,
+                    grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, out.message,
+                                 status_proto(rpc_code::kResourceExhausted, out.message, out.retry_after)));
         return;
       case Kind::kShutdown:
       case Kind::kUnavailable:

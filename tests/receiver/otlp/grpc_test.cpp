@@ -136,16 +136,16 @@ TEST_F(OtlpGrpcTest, BadPayloadIsInvalidArgument) {
   EXPECT_TRUE(consumer_.logs.empty());
 }
 
-TEST_F(OtlpGrpcTest, BackPressureIsUnavailableWithRetryInfo) {
+TEST_F(OtlpGrpcTest, BackPressureIsResourceExhaustedWithRetryInfo) {
   consumer_.mode = RecordingConsumer::Mode::kRetryLater;
   auto r = call(kLogs, logs_proto());
-  EXPECT_EQ(r.status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(r.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_EQ(r.status.error_message(), "queue is full");
   // grpc-status-details-bin: google.rpc.Status {code, message, details: [Any(RetryInfo)]}
   auto status = parse_proto(r.status.error_details());
   ASSERT_TRUE(status);
   ASSERT_NE(find_field(*status, 1), nullptr);
-  EXPECT_EQ(find_field(*status, 1)->varint, 14u);  // UNAVAILABLE
+  EXPECT_EQ(find_field(*status, 1)->varint, 8u);  // RESOURCE_EXHAUSTED
   auto* details = find_field(*status, 3);
   ASSERT_NE(details, nullptr);
   auto any = parse_proto(details->bytes);
