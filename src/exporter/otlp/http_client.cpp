@@ -76,20 +76,28 @@ ParsedEndpoint parse_http_endpoint(std::string_view ep, bool tls_options) {
 }
 
 // Best effort for OTLP/JSON answers: {"partialSuccess":{"rejectedLogRecords":"3","errorMessage":"..."}}.
-void parse_json_partial_success(std::string_view body, std::int64_t& rejected, std::string& message) {
-  auto pos = body.find("\"rejected");
-  if (pos == std::string_view::npos) return;
-  pos = body.find(':', pos);
-  if (pos == std::string_view::npos) return;
-  pos = body.find_first_of("0123456789", pos);
-  if (pos == std::string_view::npos) return;
-  std::from_chars(body.data() + pos, body.data() + body.size(), rejected);
-  auto em = body.find("\"errorMessage\"");
-  if (em == std::string_view::npos) em = body.find("\"error_message\"");
-  if (em == std::string_view::npos) return;
-  auto q1 = body.find('"', body.find(':', em) + 1);
-  auto q2 = q1 == std::string_view::npos ? q1 : body.find('"', q1 + 1);
-  if (q2 != std::string_view::npos) message.assign(body.substr(q1 + 1, q2 - q1 - 1));
+// What an error response says: the google.rpc.Status message when the body is one (OTLP
+// answers errors in the request's encoding), else the start of the body with anything
+// unprintable escaped (a proxy's HTML page, a binary body).
+template <class Response>
+std::string error_text(const Response& res) {
+  const std::string_view body = res.body();
+  const auto type = res[http::field::content_type];
+  const bool json = type.starts_with("application/json");
+  if (json || type.starts_with("application/x-protobuf") || type.starts_with("application/protobuf"))
+    if (std::string m = status_message(body, json); !m.empty()) return m;
+  std::string out;
+  for (const char c : body.substr(0, 200)) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += c;
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[static_cast<unsigned char>(c) >> 4];
+      out += kHex[static_cast<unsigned char>(c) & 15];
+    }
+  }
+  return out;
 }
 
 class HttpClient final : public OtlpClient {
@@ -158,7 +166,7 @@ class HttpClient final : public OtlpClient {
         st.ok = true;
         st.message.clear();
         if (options_.encoding == Encoding::Json)
-          parse_json_partial_success(res.body(), st.rejected, st.message);
+          parse_json_export_response(res.body(), st.rejected, st.message);
         else
           parse_export_response(res.body(), st.rejected, st.message);
         return st;
@@ -178,9 +186,8 @@ class HttpClient final : public OtlpClient {
         continue;
       }
       st.ok = false;
-      std::string snippet = res.body().substr(0, 200);
-      st.message =
-          "HTTP " + std::to_string(status) + " from " + url(path) + (snippet.empty() ? "" : ": " + snippet);
+      std::string why = error_text(res);
+      st.message = "HTTP " + std::to_string(status) + " from " + url(path) + (why.empty() ? "" : ": " + why);
       return st;
     }
   }

@@ -1,6 +1,9 @@
 #include "exporter/otlp/otlp_client.h"
 
+#include <simdjson.h>
+
 #include <cctype>
+#include <charconv>
 #include <stdexcept>
 #include <string_view>
 
@@ -119,6 +122,46 @@ bool find_len_field(std::string_view in, std::uint64_t field, std::string_view& 
   return false;
 }
 }  // namespace
+
+bool parse_json_export_response(std::string_view response, std::int64_t& rejected,
+                                std::string& error_message) {
+  rejected = 0;
+  error_message.clear();
+  if (response.empty()) return true;  // an empty body is a response without partial success
+  simdjson::dom::parser parser;
+  simdjson::dom::object root;
+  if (parser.parse(simdjson::padded_string(response)).get(root)) return false;
+  simdjson::dom::object ps;
+  if (root["partialSuccess"].get(ps) && root["partial_success"].get(ps)) return true;
+  for (const auto field : {"rejectedLogRecords", "rejected_log_records", "rejectedSpans", "rejected_spans",
+                           "rejectedDataPoints", "rejected_data_points"}) {
+    simdjson::dom::element e;
+    if (ps[field].get(e)) continue;
+    std::int64_t n = 0;
+    std::string_view text;
+    if (!e.get(n)) {
+      rejected = n;
+    } else if (!e.get(text)) {  // int64 as a decimal string, as OTLP/JSON writes it
+      std::from_chars(text.data(), text.data() + text.size(), rejected);
+    }
+    break;
+  }
+  std::string_view message;
+  if (!ps["errorMessage"].get(message) || !ps["error_message"].get(message)) error_message.assign(message);
+  return true;
+}
+
+std::string status_message(std::string_view body, bool json) {
+  if (json) {
+    simdjson::dom::parser parser;
+    std::string_view message;
+    if (parser.parse(simdjson::padded_string(body))["message"].get(message)) return {};
+    return std::string(message);
+  }
+  std::string_view message;  // google.rpc.Status {code = 1, message = 2, details = 3}
+  if (!find_len_field(body, 2, message)) return {};
+  return std::string(message);
+}
 
 std::optional<std::chrono::milliseconds> parse_retry_info(std::string_view status) {
   // google.rpc.Status {details = 3 (repeated Any {type_url = 1, value = 2})}

@@ -81,6 +81,16 @@ std::string_view default_http_path(pdata::Signal signal);
 // (the same field numbers for the three signals). False if the bytes are not one.
 bool parse_export_response(std::string_view response, std::int64_t& rejected, std::string& error_message);
 
+// The same for an OTLP/JSON response: partialSuccess.rejected{LogRecords,Spans,DataPoints}
+// (a number or a decimal string) and errorMessage; snake_case names too. False if the body
+// is not a JSON object.
+bool parse_json_export_response(std::string_view response, std::int64_t& rejected,
+                                std::string& error_message);
+
+// The message of an OTLP/HTTP error body, a google.rpc.Status in the request's encoding
+// (protobuf field 2, or JSON "message"); empty when the body is not one or has none.
+std::string status_message(std::string_view body, bool json);
+
 // The retry delay of a serialized google.rpc.Status (gRPC's status details) holding a
 // google.rpc.RetryInfo: nullopt when there is none or the bytes are not a Status; 0 for a
 // RetryInfo without a (usable) delay; at most a day.

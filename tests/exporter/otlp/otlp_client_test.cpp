@@ -109,6 +109,48 @@ TEST(OtlpHttpClient, ErrorStatusAndRefusedConnectionAreErrors) {
   EXPECT_NE(st.message.find("refused"), std::string::npos) << st.message;
 }
 
+// OTLP answers an error with a google.rpc.Status in the request's encoding: the message is
+// what the user reads, not the Status's raw bytes.
+TEST(OtlpHttpClient, ErrorsReadTheStatusMessage) {
+  test::RecordingHttpServer server;
+  // google.rpc.Status {code: 8, message: "sending queue is full"}
+  const std::string status = std::string("\x08\x08\x12\x15", 4) + "sending queue is full";
+  server.set_default({400, status, {{"Content-Type", "application/x-protobuf"}}});
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.message, "HTTP 400 from http://" + server.endpoint() + "/v1/logs: sending queue is full");
+
+  server.set_default({400, R"({"code":3,"message":"bad \"data\""})", {{"Content-Type", "application/json"}}});
+  o.encoding = Encoding::Json;
+  st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  EXPECT_EQ(st.message, "HTTP 400 from http://" + server.endpoint() + "/v1/logs: bad \"data\"");
+
+  server.set_default({400, std::string("\x01oops\n", 6), {{"Content-Type", "text/plain"}}});
+  st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  EXPECT_EQ(st.message, "HTTP 400 from http://" + server.endpoint() + "/v1/logs: \\x01oops\\x0a");
+}
+
+TEST(ParseJsonExportResponse, ReadsPartialSuccess) {
+  std::int64_t rejected = -1;
+  std::string msg = "x";
+  EXPECT_TRUE(parse_json_export_response("", rejected, msg));
+  EXPECT_EQ(rejected, 0);
+  EXPECT_EQ(msg, "");
+  EXPECT_TRUE(parse_json_export_response(
+      R"({"partialSuccess":{"errorMessage":"3 \"bad\" records","rejectedLogRecords":"3"}})", rejected, msg));
+  EXPECT_EQ(rejected, 3);
+  EXPECT_EQ(msg, "3 \"bad\" records");
+  EXPECT_TRUE(parse_json_export_response(R"({"partial_success":{"rejected_spans":7}})", rejected, msg));
+  EXPECT_EQ(rejected, 7);
+  EXPECT_EQ(msg, "");
+  EXPECT_TRUE(parse_json_export_response(R"({"partialSuccess":{}})", rejected, msg));
+  EXPECT_EQ(rejected, 0);
+  EXPECT_FALSE(parse_json_export_response("not json", rejected, msg));
+}
+
 TEST(OtlpHttpClient, BadEndpointThrows) {
   OtlpClientOptions o;
   o.protocol = Protocol::Http;

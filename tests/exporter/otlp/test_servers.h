@@ -141,9 +141,14 @@ class RecordingHttpServer {
     if (a.delay.count() > 0) std::this_thread::sleep_for(a.delay);
     net::HttpResponse res;
     res.status = a.status;
-    res.content_type = "application/x-protobuf";
+    res.content_type = "application/x-protobuf";  // unless the answer names its own
     res.body = a.body;
-    res.headers = a.headers;
+    for (auto& [name, value] : a.headers) {
+      if (name == "Content-Type")
+        res.content_type = value;
+      else
+        res.headers.emplace_back(name, value);
+    }
     return res;
   }
 
