@@ -535,6 +535,15 @@ struct BulkExporter::Impl {
     std::string error;
     const auto t0 = Clock::now();
     const bool ok = client.post(ep, target, body, opt.gzip ? "gzip" : "", w.response, error);
+    if (const auto again = static_cast<std::uint64_t>(w.response.resends)) {
+      // A reused connection was closed under the first copy: that exchange counts as a
+      // request that failed without a status, and its documents as sent again.
+      requests.fetch_add(again, std::memory_order_relaxed);
+      request_errors.fetch_add(again, std::memory_order_relaxed);
+      by_status[0].fetch_add(again, std::memory_order_relaxed);
+      docs_sent.fetch_add(again * n, std::memory_order_relaxed);
+      docs_retried.fetch_add(again * n, std::memory_order_relaxed);
+    }
     if (!ok) {
       {
         std::lock_guard lk(mu);
@@ -568,6 +577,8 @@ struct BulkExporter::Impl {
       }
       Request again;
       again.attempt = r.attempt + 1;
+      std::size_t dropped = 0;  // past max_retries: logged once per response, below
+      const BulkItemResult* first_dropped = nullptr;
       for (std::size_t i = 0; i < n; ++i) {
         const auto& res = w.bulk_response.results()[i];
         const auto& ref = r.items[i];
@@ -583,10 +594,15 @@ struct BulkExporter::Impl {
             again.bytes += ref.sub->batch.items[ref.index].size;
           } else {
             drop(ref, res.status, fmt::format("{}: {}", res.type, res.reason));
+            if (!dropped++) first_dropped = &res;
           }
         } else {
           permanent(ref, res.status, res.type, res.reason, res.index);
         }
+      }
+      if (dropped && log_dropped.allow()) {
+        spdlog::error("elasticsearch exporter: dropping {} documents after {} retries: status {} {}: {}",
+                      dropped, r.attempt, first_dropped->status, first_dropped->type, first_dropped->reason);
       }
       if (!again.items.empty()) {
         auto delay = backoff(again.attempt);

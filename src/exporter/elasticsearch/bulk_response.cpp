@@ -73,61 +73,54 @@ bool every_item_indexed(std::string_view body, std::size_t expected) {
 }  // namespace
 
 bool BulkResponseParser::parse(std::string& body, std::size_t expected) {
-  namespace od = simdjson::ondemand;
+  namespace dom = simdjson::dom;
   results_.clear();
   all_indexed_ = false;
   if (every_item_indexed(body, expected)) {
     all_indexed_ = true;
     return true;
   }
-  // Only this path parses: pad the body for simdjson here, not on every response.
+  // Only this path parses: pad the body for simdjson here, not on every response. The DOM
+  // parser validates the whole body: a 2xx whose items read well but whose JSON breaks after
+  // them is not an answer (On-Demand stopped reading at the items and settled every item of
+  // such a body by its status: 400s dead-lettered, never sent again).
   body.reserve(body.size() + simdjson::SIMDJSON_PADDING);
-  od::document doc;
-  if (parser_.iterate(simdjson::padded_string_view(body.data(), body.size(), body.capacity())).get(doc))
-    return false;
-  od::array items;
+  dom::element doc;
+  if (parser_.parse(body.data(), body.size(), false).get(doc)) return false;
+  dom::array items;
   if (doc["items"].get_array().get(items)) return false;
-  for (auto item_v : items) {
-    od::object item;
-    if (item_v.get_object().get(item)) return false;
+  if (items.size() != expected) return false;  // fewer or more items than were sent
+  for (dom::element item_v : items) {
+    dom::object item;
+    if (item_v.get_object().get(item) || item.size() != 1) return false;
+    // Each item is {"<action>": {...}}: the one field's value holds the result.
+    dom::object inner;
+    if ((*item.begin()).value.get_object().get(inner)) return false;
     BulkItemResult res;
     std::string_view index;  // the parser's, until the next parse: copied for failures only
-    bool first = true;
-    // Each item is {"<action>": {...}}: the one field's value holds the result.
-    for (auto action : item) {
-      od::object inner;
-      if (!first || action.value().get_object().get(inner)) return false;
-      first = false;
-      for (auto f : inner) {
-        std::string_view key;
-        if (f.unescaped_key().get(key)) return false;
-        if (key == "status") {
-          std::int64_t st;
-          if (f.value().get_int64().get(st)) return false;
-          if (st <= 0 || st > 999) return false;  // not an HTTP status
-          res.status = static_cast<int>(st);
-        } else if (key == "_index") {
-          if (f.value().get_string().get(index)) index = {};
-        } else if (key == "error") {
-          od::object err;
-          if (f.value().get_object().get(err)) continue;
-          for (auto ef : err) {
-            std::string_view ek, ev;
-            if (ef.unescaped_key().get(ek)) return false;
-            if (ek == "type" && !ef.value().get_string().get(ev)) res.type = ev;
-            if (ek == "reason" && !ef.value().get_string().get(ev)) res.reason = ev;
-          }
-        }
+    for (const auto f : inner) {
+      if (f.key == "status") {
+        std::int64_t st;
+        if (f.value.get_int64().get(st)) return false;
+        if (st <= 0 || st > 999) return false;  // not an HTTP status
+        res.status = static_cast<int>(st);
+      } else if (f.key == "_index") {
+        if (f.value.get_string().get(index)) index = {};
+      } else if (f.key == "error") {
+        dom::object err;
+        if (f.value.get_object().get(err)) continue;
+        std::string_view ev;
+        if (!err["type"].get_string().get(ev)) res.type = ev;
+        if (!err["reason"].get_string().get(ev)) res.reason = ev;
       }
     }
     if (res.status == 0) return false;
     if (res.status >= 300)
-      res.index = index;                            // only kept for failures (dead letter): a
-                                                    // copy per success was an allocation per item
-    if (results_.size() == expected) return false;  // more items than were sent
+      res.index = index;  // only kept for failures (dead letter): a
+                          // copy per success was an allocation per item
     results_.push_back(std::move(res));
   }
-  return results_.size() == expected;
+  return true;
 }
 
 }  // namespace tern::exporter::es

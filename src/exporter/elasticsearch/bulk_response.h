@@ -36,7 +36,7 @@ class BulkResponseParser {
   const std::vector<BulkItemResult>& results() const { return results_; }
 
  private:
-  simdjson::ondemand::parser parser_;
+  simdjson::dom::parser parser_;
   std::vector<BulkItemResult> results_;
   bool all_indexed_ = false;
 };

@@ -244,9 +244,11 @@ bool HttpClient::post(std::size_t index, std::string_view target, std::span<cons
   req.prepare_payload();
 
   beast::error_code ec;
+  response.resends = 0;
   // One extra attempt only when a reused keep-alive connection turns out to be closed by
   // the server before any response byte arrived (the classic stale-connection race).
   for (int attempt = 0; attempt < 2; ++attempt) {
+    response.resends = attempt;
     const bool reused = c.open;
     if (!c.open) {
       ec = im.connect(ep, c);

@@ -46,6 +46,10 @@ struct HttpClientOptions {
 struct HttpResponse {
   int status = 0;
   std::string body;
+  // Times post() sent the request again on a new connection because a reused one was closed
+  // before any response byte (0 or 1): the caller counts those exchanges too. The server may
+  // have read the first copy before it closed; at least once allows the duplicate.
+  int resends = 0;
 };
 
 class HttpClient {

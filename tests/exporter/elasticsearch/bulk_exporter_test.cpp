@@ -5,6 +5,10 @@
 #include <simdjson.h>
 
 #include <set>
+#include <sstream>
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "config/config.h"
 #include "exporter/elasticsearch/test_support.h"
@@ -336,9 +340,17 @@ TEST(BulkExporter, MaxRetriesDropsAndDeadLetters) {
   o.dead_letter_path = (dir / "dead.ndjson").string();
   Collector c;
   BulkExporter ex(o);
+  // Data lost for good is said, not only counted (a counter was the only trace of it).
+  std::ostringstream log;
+  auto capture = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  spdlog::default_logger()->sinks().push_back(capture);
   ex.start();
   send_docs(ex, c, 0, 300, 100);
   ASSERT_TRUE(ex.flush());
+  spdlog::default_logger()->sinks().pop_back();
+  EXPECT_NE(log.str().find("documents after 2 retries: status 429 es_rejected_execution_exception"),
+            std::string::npos)
+      << log.str();
   auto k = ex.counters();
   EXPECT_EQ(c.total.dropped, 300u);
   EXPECT_EQ(c.unacked, 0);  // settled: dropped is a final outcome
@@ -351,6 +363,32 @@ TEST(BulkExporter, MaxRetriesDropsAndDeadLetters) {
   EXPECT_NE(lines[0].find("max_retries_exceeded"), std::string::npos);
   EXPECT_NE(lines[0].find("\"index\":\"" + std::string(kIndex) + "\""), std::string::npos) << lines[0];
   std::filesystem::remove_all(dir);
+}
+
+// A keep-alive connection the server closes under a request is re-sent at once on a new
+// one; that exchange is counted like any other (a request without a status, its documents
+// sent again), so the exporter's counts match what the server saw.
+TEST(BulkExporter, RequestsResentOnANewConnectionAreCounted) {
+  sink::SinkOptions so;
+  so.port = 0;
+  so.drop_connection_rate = 0.3;
+  sink::SinkServer sink(so);
+  auto port = sink.start();
+  auto o = fast_options({url(port)});
+  o.num_workers = 1;
+  o.flush_bytes = 2048;
+  Collector c;
+  BulkExporter ex(o);
+  ex.start();
+  send_docs(ex, c, 0, 2000, 20);
+  ASSERT_TRUE(ex.flush());
+  const auto k = ex.counters();
+  const auto st = sink.stats();
+  EXPECT_EQ(c.total.indexed, 2000u);
+  ASSERT_GT(st.bulk_by_status.count(0), 0u);
+  EXPECT_EQ(k.requests, st.bulk_requests);
+  EXPECT_EQ(k.request_errors, st.bulk_by_status.at(0));
+  EXPECT_EQ(k.requests_by_status.at(0), st.bulk_by_status.at(0));
 }
 
 // Reserves a free loopback port (nothing listens on it afterwards).

@@ -94,6 +94,11 @@ TEST(BulkResponse, UnreadableBodiesAreRefused) {
       R"({"errors":true,"items":[42]})",
       R"({"errors":true,"items":[{"create":{"status":201}}]})",  // 1 item, 2 sent
       R"({"errors":true,"items":[{"create":{"status":201}},{"create":{"status":201}},{"create":{"status":201}}]})",
+      // Items that read well, then JSON that breaks: not an answer (the items were settled
+      // by their statuses, the 400 dead-lettered and never sent again).
+      R"({"items":[{"create":{"status":201}},{"create":{"status":400}}],"took":})",
+      R"({"items":[{"create":{"status":201}},{"create":{"status":400}}]} trailing)",
+      R"({"items":[{"create":{"status":201}},{"create":{"status":400}}])",
   };
   BulkResponseParser p;
   for (const char* b : bodies) {
