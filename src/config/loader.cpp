@@ -26,6 +26,9 @@
 namespace tern::config {
 namespace {
 
+// The largest protocols.http.max_request_body_size of an OTLP receiver (see its check).
+constexpr std::uint64_t kMaxHttpRequestBody = std::uint64_t{2} << 30;
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -506,6 +509,15 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c)
     h.str("endpoint", c.http.endpoint);
     check_host_port(ctx, h, "endpoint", c.http.endpoint);
     h.size("max_request_body_size", c.http.max_request_body_size);
+    // A body is held whole in memory (twice while gunzipped), and gRPC, the other protocol,
+    // takes at most 2047 MiB: anything over 2 GiB is a typo or "no limit", which a server
+    // that buffers requests cannot offer.
+    if (c.http.max_request_body_size > kMaxHttpRequestBody) {
+      ctx.error(h.mark("max_request_body_size"),
+                fmt::format("{}: {} bytes is over the largest allowed, 2GiB",
+                            h.sub_path("max_request_body_size"), c.http.max_request_body_size));
+      c.http.max_request_body_size = kMaxHttpRequestBody;
+    }
     // 0: the default, as in the Collector's confighttp (not "refuse every body").
     if (c.http.max_request_body_size == 0)
       c.http.max_request_body_size = OtlpReceiverConfig{}.http.max_request_body_size;

@@ -2229,6 +2229,25 @@ service:
                              "from 0 to 17592186044415, got \"17592186044417\""));
 }
 
+// max_request_body_size is at most 2 GiB: a body is held in memory whole (a limit of 1TiB
+// once let a header alone make the collector reserve 500 GB and abort).
+TEST(Loader, MaxRequestBodySizeIsAtMost2GiB) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {http: {max_request_body_size: 2GiB}}}
+  otlp/big: {protocols: {http: {endpoint: "127.0.0.1:0", max_request_body_size: 1TiB}}}
+exporters:
+  debug: {}
+service:
+  pipelines:
+    logs: {receivers: [otlp, otlp/big], exporters: [debug]}
+)");
+  EXPECT_EQ(settings<OtlpReceiverConfig>(r.config.receivers, "otlp").http.max_request_body_size, 2ull << 30);
+  EXPECT_THAT(errors(r),
+              ElementsAre("t.yaml:3:81: error: receivers.otlp/big.protocols.http.max_request_body_size: "
+                          "1099511627776 bytes is over the largest allowed, 2GiB"));
+}
+
 // A filelog `storage` in the Collector's form that names no defined extension was taken as
 // a relative directory of that name.
 TEST(Loader, FilelogStorageNamingAnUndefinedExtension) {
