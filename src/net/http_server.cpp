@@ -18,8 +18,10 @@
 #include <unordered_map>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
+#include "net/accept_backoff.h"
 #include "net/known_length_body.h"
 #include "net/listener.h"
+#include "net/request_target.h"
 #include "net/string_body.h"
 #include "net/tls_context.h"
 
@@ -84,7 +86,14 @@ struct HttpServer::Impl {
   bool started = false;
   bool stopped = false;
 
+  // Accepting backs off while it fails (see on_accept_error); both only touched on the
+  // acceptor's strand.
+  asio::steady_timer accept_retry{acceptor.get_executor()};
+  AcceptBackoff accept_backoff;
+
   void do_accept();
+  void on_accept_error(const beast::error_code& ec);
+  void run_io();
 };
 
 namespace {
@@ -166,6 +175,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     idle_ = false;
     // A Content-Length over the limit is reported while parsing the header.
     if (ec == http::error::body_limit) return too_large();
+    if (ec == http::error::header_limit) return header_too_large();
     if (ec) return close();
     auto& req = parser_->get();
     tcp().expires_after(server_.options.request_timeout);
@@ -182,7 +192,19 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   void read_body() {
-    if (const auto length = known_length_body(*parser_)) return read_body_direct(*length);
+    if (const auto length = known_length_body(*parser_)) {
+      // The body grows as it arrives, but growing may still fail (memory is short): that
+      // request gets a 500, the server goes on.
+      try {
+        return read_body_direct(*length);
+      } catch (const std::exception& e) {
+        spdlog::error("http server on port {}: cannot read a body of {} bytes: {}", server_.port, *length,
+                      e.what());
+        parser_->get().body() = std::string();
+        return respond(internal_error(), parser_->get().version(), /*keep_alive=*/false, /*linger=*/true,
+                       /*head=*/false);
+      }
+    }
     // Beast reads max(512, free capacity) bytes per recv and moves body bytes out of the
     // buffer, so an unreserved buffer reads a 1 MB body in ~2000 recv calls (each with
     // an epoll wait and a timer update). 64 KiB per connection reading a body makes it ~16.
@@ -207,12 +229,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     auto& req = parser_->get();
     HttpRequest r;
     r.method = req.method_string();
-    r.target = req.target();
+    r.target = origin_form_target(req.target());
     r.version = req.version();
     r.body = std::move(req.body());
     r.fields_ = static_cast<const http::fields*>(&req);
     bool keep_alive = req.keep_alive();
-    respond(call_handler(r), r.version, keep_alive, /*linger=*/false);
+    respond(call_handler(r), r.version, keep_alive, /*linger=*/false, req.method() == http::verb::head);
   }
 
   // The body is over the limit and still (partly) on the wire: answer from the header
@@ -221,11 +243,33 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     auto& req = parser_->get();
     HttpRequest r;
     r.method = req.method_string();
-    r.target = req.target();
+    r.target = origin_form_target(req.target());
     r.version = req.version();
     r.body_too_large = true;
     r.fields_ = static_cast<const http::fields*>(&req);
-    respond(call_handler(r), r.version, /*keep_alive=*/false, /*linger=*/true);
+    respond(call_handler(r), r.version, /*keep_alive=*/false, /*linger=*/true,
+            req.method() == http::verb::head);
+  }
+
+  // The header block is over header_limit: 431 (as Go's net/http answers), without asking
+  // the handler (the header is incomplete), then close as for a body too large (the rest of
+  // the header may still be on the wire).
+  void header_too_large() {
+    HttpResponse res;
+    res.status = 431;
+    res.content_type = "text/plain; charset=utf-8";
+    res.body =
+        "request header fields are larger than " + std::to_string(server_.options.header_limit) + " bytes\n";
+    respond(std::move(res), 11, /*keep_alive=*/false, /*linger=*/true, /*head=*/false);
+  }
+
+  static HttpResponse internal_error() {
+    HttpResponse res;
+    res.status = 500;
+    res.content_type = "text/plain";
+    res.body = "internal error\n";
+    res.close = true;
+    return res;
   }
 
   HttpResponse call_handler(HttpRequest& r) {
@@ -233,16 +277,14 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       return server_.handler(r);
     } catch (const std::exception& e) {
       spdlog::error("http handler for {} {} failed: {}", r.method, r.target, e.what());
-      HttpResponse res;
-      res.status = 500;
-      res.content_type = "text/plain";
-      res.body = "internal error\n";
-      res.close = true;
-      return res;
+      return internal_error();
     }
   }
 
-  void respond(HttpResponse reply, unsigned version, bool keep_alive, bool linger) {
+  // `head`: the answer to a HEAD request has the header a GET would get (its Content-Length
+  // is the body's) but no body (RFC 9110 §9.3.2); body bytes after it would be taken for the
+  // start of the next response on the connection.
+  void respond(HttpResponse reply, unsigned version, bool keep_alive, bool linger, bool head) {
     keep_alive_ = keep_alive && !reply.close && !server_.stopping;
     res_.emplace(static_cast<http::status>(reply.status), version);
     res_->set(http::field::server, server_.options.server_name);
@@ -251,6 +293,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     res_->body() = std::move(reply.body);
     res_->keep_alive(keep_alive_);
     res_->prepare_payload();
+    if (head) res_->body().clear();  // after prepare_payload: Content-Length stays the body's
     tcp().expires_after(server_.options.request_timeout);
     http::async_write(stream_, *res_,
                       [self = this->shared_from_this(), linger](beast::error_code ec, std::size_t) {
@@ -326,7 +369,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 void HttpServer::Impl::do_accept() {
   acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor.is_open() || stopping) return;
-    if (!ec) {
+    if (ec) return on_accept_error(ec);
+    if (const auto failures = accept_backoff.succeeded())
+      spdlog::info("http accept on port {} works again after {} failure(s)", port, failures);
+    {
       socket.set_option(tcp::no_delay(true), ec);
       if (tls) {
         std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(*this, std::move(socket), *tls)
@@ -334,12 +380,41 @@ void HttpServer::Impl::do_accept() {
       } else {
         std::make_shared<Session<beast::tcp_stream>>(*this, std::move(socket))->start();
       }
-    } else {
-      // e.g. EMFILE: do not spin, but keep accepting.
-      spdlog::warn("http accept on port {} failed: {}", port, ec.message());
     }
     do_accept();
   });
+}
+
+// e.g. EMFILE: the connection stays in the backlog and the listener stays readable, so
+// accepting again at once would spin (it did: 235,000 log lines a second). Wait as Go's
+// net/http does (5 ms, doubling to 1 s), and log the first failure of a run and then one
+// line a minute at most.
+void HttpServer::Impl::on_accept_error(const beast::error_code& ec) {
+  const auto delay = accept_backoff.failed();
+  if (accept_backoff.should_log())
+    spdlog::warn("http accept on port {} failed: {} ({} failure(s) in a row; retrying in {} ms)", port,
+                 ec.message(), accept_backoff.failures(), delay.count());
+  accept_retry.expires_after(delay);
+  accept_retry.async_wait([this](beast::error_code wait_ec) {
+    if (wait_ec || !acceptor.is_open() || stopping) return;
+    do_accept();
+  });
+}
+
+// An exception out of a completion handler (memory short while reading a request, say) leaves
+// run() on this thread; the handler's connection is then gone (closed with its last owner),
+// and the thread goes back to serving the others instead of ending the process.
+void HttpServer::Impl::run_io() {
+  for (;;) {
+    try {
+      ioc.run();
+      return;
+    } catch (const std::exception& e) {
+      spdlog::error("http server on port {}: a connection failed and was closed: {}", port, e.what());
+    } catch (...) {
+      spdlog::error("http server on port {}: a connection failed and was closed", port);
+    }
+  }
 }
 
 HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler) : impl_(std::make_unique<Impl>()) {
@@ -359,7 +434,7 @@ std::uint16_t HttpServer::start() {
   im.started = true;
   im.do_accept();
   unsigned n = im.options.threads ? im.options.threads : std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned i = 0; i < n; ++i) im.threads.emplace_back([&im] { im.ioc.run(); });
+  for (unsigned i = 0; i < n; ++i) im.threads.emplace_back([&im] { im.run_io(); });
   return im.port;
 }
 
@@ -373,6 +448,7 @@ void HttpServer::shutdown() {
   asio::post(im.acceptor.get_executor(), [&im] {
     beast::error_code ec;
     im.acceptor.close(ec);
+    im.accept_retry.cancel();
   });
   std::vector<std::shared_ptr<SessionBase>> live;
   {

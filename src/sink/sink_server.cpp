@@ -12,8 +12,10 @@
 #include <vector>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
+#include "net/accept_backoff.h"
 #include "net/known_length_body.h"
 #include "net/listener.h"
+#include "net/request_target.h"
 #include "net/string_body.h"
 #include "net/tls_context.h"
 
@@ -75,6 +77,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     // A Content-Length over the wire cap is known from the header: answer 413 instead of
     // sending 100 Continue (or resetting), so the client learns to split the batch.
     if (ec == http::error::body_limit) return reject_too_large();
+    if (ec == http::error::header_limit) return reject_header_too_large();
     if (ec) return close();
     auto& req = parser_->get();
     if (beast::iequals(req[http::field::expect], "100-continue")) {
@@ -102,7 +105,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     if (ec == http::error::body_limit) return reject_too_large();
     if (ec) return close();
     auto& req = parser_->get();
-    Request r{req.method_string(), req.target(), req[http::field::content_encoding], std::move(req.body())};
+    // Absolute-form ("http://host:9200/_bulk") is routed on its path, as origin-form is.
+    Request r{req.method_string(), net::origin_form_target(req.target()), req[http::field::content_encoding],
+              std::move(req.body())};
     Reply reply;
     try {
       reply = core_.handle(r);
@@ -113,6 +118,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
           Reply{500, R"({"error":{"type":"exception","reason":"tern sink internal error"},"status":500})"};
     }
     keep_alive_ = req.keep_alive();
+    head_ = req.method() == http::verb::head;
     int version = req.version();
     if (reply.drop_connection) return close();
     if (reply.delay_ms > 0) {
@@ -131,6 +137,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   void reject_too_large() {
     // The unread rest of the body would be parsed as the next request: close after answering.
     keep_alive_ = false;
+    head_ = false;
     respond(
         Reply{
             413,
@@ -138,6 +145,21 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
             R"("type":"content_too_long_exception","reason":"request body is too large"},"status":413})"},
         parser_ && parser_->is_header_done() ? parser_->get().version() : 11);
   }
+  // A header block over 64 KiB: Elasticsearch (Netty) answers 400 too_long_frame_exception
+  // and closes; so does the sink (it used to close without an answer).
+  void reject_header_too_large() {
+    keep_alive_ = false;
+    head_ = false;
+    respond(
+        Reply{
+            400,
+            R"({"error":{"root_cause":[{"type":"too_long_frame_exception","reason":"HTTP header is larger than )"
+            R"(65536 bytes."}],"type":"too_long_frame_exception","reason":"HTTP header is larger than 65536 )"
+            R"(bytes."},"status":400})"},
+        11);
+  }
+  // The answer to a HEAD request has the Content-Length a GET's would have, and no body
+  // (RFC 9110 §9.3.2): bytes after it would be read as the next response on the connection.
   void respond(Reply reply, int version) {
     res_.emplace(static_cast<http::status>(reply.status), version);
     res_->set(http::field::server, "tern-sink");
@@ -146,6 +168,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     res_->body() = std::move(reply.body);
     res_->keep_alive(keep_alive_);
     res_->prepare_payload();
+    if (head_) res_->body().clear();  // after prepare_payload: Content-Length stays the body's
     http::async_write(stream_, *res_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
       if (ec || !self->keep_alive_) return self->close();
       self->res_.reset();
@@ -168,6 +191,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   SinkCore& core_;
   std::size_t body_limit_;
   bool keep_alive_ = true;
+  bool head_ = false;  // the request being answered is a HEAD
 };
 
 }  // namespace
@@ -177,6 +201,9 @@ struct SinkServer::Impl {
   asio::io_context ioc;
   tcp::acceptor acceptor{asio::make_strand(ioc)};
   asio::steady_timer flush_timer{ioc};
+  asio::steady_timer accept_retry{acceptor.get_executor()};  // on the acceptor's strand,
+  net::AcceptBackoff accept_backoff;                         // as is this
+  std::uint16_t port = 0;
   std::vector<std::thread> threads;
   bool running = false;
 };
@@ -200,10 +227,25 @@ uint16_t SinkServer::start() {
   if (tls_.enabled()) im.tls.emplace(net::make_server_context(tls_));  // throws naming the file
   net::open_listener(im.acceptor, options_host_, options_port_);
   uint16_t port = im.acceptor.local_endpoint().port();
+  im.port = port;
   do_accept();
   schedule_flush();
   im.running = true;
-  for (int i = 0; i < options_threads_; ++i) im.threads.emplace_back([&im] { im.ioc.run(); });
+  for (int i = 0; i < options_threads_; ++i)
+    im.threads.emplace_back([&im] {
+      // An exception out of a completion handler closes that connection (its last owner is
+      // gone), not the sink: the thread goes back to run().
+      for (;;) {
+        try {
+          im.ioc.run();
+          return;
+        } catch (const std::exception& e) {
+          spdlog::error("tern sink: a connection failed and was closed: {}", e.what());
+        } catch (...) {
+          spdlog::error("tern sink: a connection failed and was closed");
+        }
+      }
+    });
   return port;
 }
 
@@ -211,7 +253,23 @@ void SinkServer::do_accept() {
   impl_->acceptor.async_accept(
       asio::make_strand(impl_->ioc), [this](beast::error_code ec, tcp::socket socket) {
         if (ec == asio::error::operation_aborted || !impl_->acceptor.is_open()) return;
-        if (!ec) {
+        auto& im = *impl_;
+        if (ec) {
+          // e.g. EMFILE: wait (5 ms doubling to 1 s, see net/accept_backoff.h), do not spin.
+          const auto delay = im.accept_backoff.failed();
+          if (im.accept_backoff.should_log())
+            spdlog::warn(
+                "tern sink: accept on port {} failed: {} ({} failure(s) in a row; retrying in {} ms)",
+                im.port, ec.message(), im.accept_backoff.failures(), delay.count());
+          im.accept_retry.expires_after(delay);
+          im.accept_retry.async_wait([this](beast::error_code wait_ec) {
+            if (!wait_ec && impl_->acceptor.is_open()) do_accept();
+          });
+          return;
+        }
+        if (const auto failures = im.accept_backoff.succeeded())
+          spdlog::info("tern sink: accept on port {} works again after {} failure(s)", im.port, failures);
+        {
           socket.set_option(tcp::no_delay(true), ec);
           if (impl_->tls) {
             std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(core_, body_limit_,
@@ -240,6 +298,7 @@ void SinkServer::stop() {
     asio::post(im.acceptor.get_executor(), [&im] {
       beast::error_code ec;
       im.acceptor.close(ec);
+      im.accept_retry.cancel();
     });
     im.ioc.stop();
     for (auto& t : im.threads) t.join();

@@ -1,7 +1,14 @@
 // net::HttpServer over plain HTTP: bodies of known length read straight into the request
-// (in pieces, with a pipelined request behind them, after 100-continue, cut short), and
-// what its shutdown leaves behind.
+// (in pieces, with a pipelined request behind them, after 100-continue, cut short, declared
+// far larger than sent), HEAD, absolute-form targets, oversized headers, accepting without
+// file descriptors, and what its shutdown leaves behind.
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <boost/asio/connect.hpp>
@@ -19,7 +26,10 @@
 #include <thread>
 #include <vector>
 
+#include "net/accept_backoff.h"
 #include "net/http_server.h"
+#include "net/known_length_body.h"
+#include "net/request_target.h"
 
 namespace tern::net {
 namespace {
@@ -47,8 +57,8 @@ struct EchoServer {
   std::atomic<int> calls{0};
   HttpServer server;
   std::uint16_t port;
-  EchoServer()
-      : server(options(),
+  explicit EchoServer(HttpServerOptions o = options())
+      : server(std::move(o),
                [this](HttpRequest& r) {
                  ++calls;
                  HttpResponse res;
@@ -169,6 +179,234 @@ TEST(HttpServerBody, BodyCutShortNeverReachesTheHandler) {
   asio::write(s, asio::buffer(post("/ok", a.size()) + a));
   EXPECT_EQ(read_response(s, buf), "HTTP/1.1 200 OK|POST /ok 30000");
   EXPECT_EQ(echo.calls.load(), 1);
+}
+
+// Reads from `s` until the server closes the connection or `timeout` passes; what came.
+std::string read_until_closed(tcp::socket& s, std::chrono::milliseconds timeout) {
+  std::string out;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return out + "<timeout>";
+    pollfd p{s.native_handle(), POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    char chunk[65536];
+    const auto n = ::recv(s.native_handle(), chunk, sizeof chunk, 0);
+    if (n <= 0) return out;
+    out.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+// The address space of this process (VmSize, in KiB).
+std::size_t vm_size_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmSize:", 0) == 0) return std::stoul(line.substr(7));
+  return 0;
+}
+
+// A header alone must not make the server allocate the body it declares. Under a limit of
+// 1 TiB a Content-Length of 500 GB was reserved at once: std::bad_alloc on an io thread, and
+// std::terminate ended the process. Declared 1 GiB bodies on 8 connections took 8 GiB of
+// address space before a byte of them came. Now the body grows as it arrives (at most 1 MiB
+// before that): the process stays small and goes on answering.
+TEST(HttpServerBody, AHeaderDeclaringAHugeBodyAllocatesNothingLikeIt) {
+  auto o = EchoServer::options();
+  o.body_limit = std::size_t{1} << 40;  // max_request_body_size: 1TiB
+  EchoServer echo(o);
+  asio::io_context ioc;
+  const std::size_t vm_before = vm_size_kib();
+  std::vector<tcp::socket> hanging;
+  hanging.push_back(echo.connect(ioc));
+  asio::write(hanging.back(), asio::buffer(post("/huge", 500'000'000'000) + "x"));
+  for (int i = 0; i < 8; ++i) {
+    hanging.push_back(echo.connect(ioc));
+    asio::write(hanging.back(), asio::buffer(post("/big", std::size_t{1} << 30) + "y"));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the server reads the headers
+  const std::size_t vm_after = vm_size_kib();
+  EXPECT_LT(vm_after, vm_before + 256 * 1024) << "VmSize grew from " << vm_before << " KiB to " << vm_after;
+
+  tcp::socket s = echo.connect(ioc);
+  asio::streambuf buf;
+  const std::string a = pattern(20'000, 8);
+  asio::write(s, asio::buffer(post("/ok", a.size()) + a));
+  EXPECT_EQ(read_response(s, buf), "HTTP/1.1 200 OK|POST /ok 20000");
+  EXPECT_EQ(echo.calls.load(), 1);
+}
+
+// A body larger than the first room (1 MiB) grows as it comes, in pieces, and arrives whole,
+// with the next request right behind it.
+TEST(HttpServerBody, ABodyLargerThanTheFirstRoomGrowsAsItArrives) {
+  auto o = EchoServer::options();
+  o.body_limit = 16 << 20;
+  EchoServer echo(o);
+  asio::io_context ioc;
+  tcp::socket s = echo.connect(ioc);
+  asio::streambuf buf;
+  const std::string a = pattern(5 * 1024 * 1024 + 123, 9), b = pattern(kBodyFirstRoom, 10);
+  asio::write(s, asio::buffer(post("/a", a.size())));
+  for (std::size_t at = 0; at < a.size(); at += 700'000) {
+    asio::write(s, asio::buffer(a.data() + at, std::min<std::size_t>(700'000, a.size() - at)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  asio::write(s, asio::buffer(post("/b", b.size()) + b));
+  EXPECT_EQ(read_response(s, buf), "HTTP/1.1 200 OK|POST /a " + std::to_string(a.size()));
+  EXPECT_EQ(read_response(s, buf), "HTTP/1.1 200 OK|POST /b " + std::to_string(b.size()));
+  echo.expect_bodies({a, b});
+}
+
+TEST(KnownLengthBody, TheRoomIsBoundedByWhatHasArrived) {
+  EXPECT_EQ(known_length_body_room(0, 20'000), 20'000u);
+  EXPECT_EQ(known_length_body_room(0, 500'000'000'000), kBodyFirstRoom);
+  EXPECT_EQ(known_length_body_room(kBodyFirstRoom, 500'000'000'000), 2 * kBodyFirstRoom);
+  EXPECT_EQ(known_length_body_room(3 * kBodyFirstRoom, 5 * kBodyFirstRoom), 5 * kBodyFirstRoom);
+}
+
+// The answer to HEAD has the header a GET would get and no body (RFC 9110 §9.3.2): the body
+// bytes it used to carry were read as the start of the next response on the connection.
+TEST(HttpServerHead, TheAnswerToHeadHasNoBody) {
+  EchoServer echo;
+  asio::io_context ioc;
+  tcp::socket s = echo.connect(ioc);
+  asio::streambuf buf;
+  asio::write(s, asio::buffer(std::string("HEAD /h HTTP/1.1\r\nHost: x\r\n\r\n")));
+  asio::read_until(s, buf, "\r\n\r\n");
+  std::string head(asio::buffers_begin(buf.data()), asio::buffers_end(buf.data()));
+  head = head.substr(0, head.find("\r\n\r\n") + 4);
+  buf.consume(head.size());
+  EXPECT_EQ(head.substr(0, head.find("\r\n")), "HTTP/1.1 200 OK");
+  EXPECT_NE(head.find("Content-Length: 9\r\n"), std::string::npos) << head;  // "HEAD /h 0"
+  asio::write(s, asio::buffer(std::string("GET /g HTTP/1.1\r\nHost: x\r\n\r\n")));
+  EXPECT_EQ(read_response(s, buf), "HTTP/1.1 200 OK|GET /g 0");
+}
+
+// Absolute-form targets (RFC 9112 §3.2.2: a server MUST accept them) reach the handler as
+// the origin-form path and query it routes on; they were "unknown path http://...".
+TEST(HttpServerTarget, AbsoluteFormReachesTheHandlerAsItsPath) {
+  EchoServer echo;
+  asio::io_context ioc;
+  tcp::socket s = echo.connect(ioc);
+  asio::streambuf buf;
+  const std::string authority = "127.0.0.1:" + std::to_string(echo.port);
+  asio::write(s, asio::buffer(post("http://" + authority + "/v1/logs?x=1", 3) + "abc"));
+  EXPECT_EQ(read_response(s, buf), "HTTP/1.1 200 OK|POST /v1/logs?x=1 3");
+  asio::write(s, asio::buffer("GET HTTP://" + authority + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(read_response(s, buf), "HTTP/1.1 200 OK|GET / 0");
+}
+
+TEST(RequestTarget, OriginForm) {
+  EXPECT_EQ(origin_form_target("/v1/logs?a=b"), "/v1/logs?a=b");
+  EXPECT_EQ(origin_form_target("http://h:4318/v1/logs"), "/v1/logs");
+  EXPECT_EQ(origin_form_target("https://[::1]:4318/v1/traces?x=/y"), "/v1/traces?x=/y");
+  EXPECT_EQ(origin_form_target("http://h:4318"), "/");
+  EXPECT_EQ(origin_form_target("http://h?q"), "/");
+  EXPECT_EQ(origin_form_target("*"), "*");
+  EXPECT_EQ(origin_form_target("h:4318"), "h:4318");      // authority-form: as sent
+  EXPECT_EQ(origin_form_target("1x://h/p"), "1x://h/p");  // not a scheme
+  EXPECT_EQ(origin_form_target("://h/p"), "://h/p");
+  EXPECT_EQ(origin_form_target(""), "");
+}
+
+// A header block over header_limit is answered 431 (as Go's net/http does), then the
+// connection is closed; it was closed without an answer.
+TEST(HttpServerHeader, AnOversizedHeaderIsAnswered431) {
+  EchoServer echo;
+  asio::io_context ioc;
+  tcp::socket s = echo.connect(ioc);
+  asio::write(
+      s, asio::buffer("GET /x HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(70 * 1024, 'b') + "\r\n\r\n"));
+  const std::string got = read_until_closed(s, std::chrono::seconds(5));
+  EXPECT_EQ(got.substr(0, got.find("\r\n")), "HTTP/1.1 431 Request Header Fields Too Large") << got;
+  EXPECT_NE(got.find("Connection: close\r\n"), std::string::npos) << got;
+  EXPECT_EQ(echo.calls.load(), 0);
+}
+
+TEST(AcceptBackoff, FiveMillisecondsDoublingToOneSecondLoggedSparingly) {
+  AcceptBackoff b;
+  EXPECT_EQ(b.succeeded(), 0u);
+  std::vector<long> delays;
+  int logged = 0;
+  long waited = 0;
+  while (waited < 200'000) {  // 200 s of failing
+    delays.push_back(b.failed().count());
+    waited += delays.back();
+    logged += b.should_log();
+  }
+  EXPECT_EQ(std::vector<long>(delays.begin(), delays.begin() + 10),
+            (std::vector<long>{5, 10, 20, 40, 80, 160, 320, 640, 1000, 1000}));
+  EXPECT_GE(logged, 3);  // the first failure, then once a minute
+  EXPECT_LE(logged, 5);
+  EXPECT_EQ(b.succeeded(), delays.size());
+  EXPECT_EQ(b.failed().count(), 5);  // a new run starts over
+  EXPECT_TRUE(b.should_log());
+}
+
+// Out of file descriptors, a connection waiting to be accepted keeps the listener readable:
+// the accept loop re-armed at once, spun a core and logged each failure (235,000 lines a
+// second). It now backs off (5 ms doubling to 1 s) and logs the run once; when descriptors
+// are free again the waiting clients are served.
+TEST(HttpServerAccept, OutOfFileDescriptorsItBacksOffAndRecovers) {
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("accept-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log)));
+  struct Restore {
+    std::shared_ptr<spdlog::logger> logger;
+    rlimit limit{};
+    ~Restore() {
+      ::setrlimit(RLIMIT_NOFILE, &limit);
+      spdlog::set_default_logger(logger);
+    }
+  } restore{previous};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &restore.limit), 0);
+
+  auto o = EchoServer::options();
+  o.threads = 1;
+  EchoServer echo(o);
+  asio::io_context ioc;
+  std::vector<tcp::socket> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.emplace_back(ioc);
+    clients.back().open(tcp::v4());  // their descriptors now; connect() needs none
+  }
+  // No descriptor can be made from here on: every one below the lowest free one is in use.
+  const int lowest_free = ::dup(0);
+  ASSERT_GE(lowest_free, 0);
+  ::close(lowest_free);
+  rlimit tight = restore.limit;
+  tight.rlim_cur = static_cast<rlim_t>(lowest_free);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &tight), 0);
+  ASSERT_LT(::dup(0), 0);
+  ASSERT_EQ(errno, EMFILE);
+
+  for (auto& c : clients) c.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), echo.port));
+  timespec t0{}, t1{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+  const double cpu_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &restore.limit), 0);
+
+  EXPECT_LT(cpu_ms, 100.0) << "the accept loop spins";
+  spdlog::default_logger()->flush();
+  const std::string text = log.str();
+  std::size_t lines = 0;
+  for (auto at = text.find("accept on port"); at != std::string::npos;
+       at = text.find("accept on port", at + 1))
+    ++lines;
+  EXPECT_GE(lines, 1u);
+  EXPECT_LE(lines, 3u) << text.substr(0, 2000);
+
+  // Descriptors again: the clients that waited are served (within the 1 s backoff at most).
+  for (auto& c : clients) {
+    asio::write(c, asio::buffer(std::string("GET /again HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")));
+    const std::string got = read_until_closed(c, std::chrono::seconds(5));
+    EXPECT_EQ(got.substr(0, got.find("\r\n")), "HTTP/1.1 200 OK") << got;
+  }
+  EXPECT_EQ(echo.calls.load(), 4);
 }
 
 // A port nobody accepts on must refuse connections, not queue them: after shutdown() (with

@@ -3,12 +3,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
@@ -178,6 +180,80 @@ TEST(SinkProcess, OversizeContentLengthIs413BeforeContinue) {
   EXPECT_EQ(c.send(http::verb::get, "/_count").result_int(), 200);
   sink.proc.signal(SIGINT);
   EXPECT_EQ(sink.proc.wait(10s), 0);
+}
+
+// The address space of a process (VmSize, KiB).
+std::size_t vm_size_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmSize:", 0) == 0) return std::stoul(line.substr(7));
+  return 0;
+}
+
+// The sink's HTTP edges: HEAD answers carry no body bytes, whatever their status (an error's
+// body was read as the next response); absolute-form targets are routed on their path (they
+// were "no handler found for uri [http:...]"); a header block over 64 KiB is answered 400
+// too_long_frame_exception as Elasticsearch does (it was closed without an answer); a
+// Content-Length within the wire cap allocates nothing like it before the bytes come.
+TEST(SinkProcess, HeadAbsoluteFormHugeHeadersAndDeclaredLengths) {
+  Sink sink({"--max-content-length", "1000000000", "--threads", "2"});  // wire cap ~2 GB
+  Client c(sink.port);
+  auto head = c.send(http::verb::head, "/_bulk");  // 405 with an error body for GET
+  EXPECT_EQ(head.result_int(), 405);
+  EXPECT_NE(head[http::field::content_length], "0");
+  auto health = c.send(http::verb::get, "http://127.0.0.1:" + std::to_string(sink.port) + "/_cluster/health");
+  EXPECT_EQ(health.result_int(), 200) << health.body();
+  EXPECT_EQ(json::parse(health.body())["status"], "green");
+
+  Client big(sink.port);
+  http::request<http::string_body> req{http::verb::get, "/", 11};
+  req.set("X-Big-1", std::string(35 * 1024, 'b'));  // Beast's client takes 64 KiB a field at most
+  req.set("X-Big-2", std::string(35 * 1024, 'b'));
+  http::write(big.sock, req);
+  http::response<http::string_body> res;
+  http::read(big.sock, big.buf, res);
+  EXPECT_EQ(res.result_int(), 400);
+  EXPECT_EQ(json::parse(res.body())["error"]["type"], "too_long_frame_exception");
+  EXPECT_FALSE(res.keep_alive());
+
+  const std::size_t vm_before = vm_size_kib(sink.proc.pid());
+  std::vector<std::unique_ptr<Client>> hanging;
+  for (int i = 0; i < 6; ++i) {
+    hanging.push_back(std::make_unique<Client>(sink.port));
+    asio::write(
+        hanging.back()->sock,
+        asio::buffer(std::string("POST /_bulk HTTP/1.1\r\nHost: x\r\nContent-Length: 1900000000\r\n\r\n{")));
+  }
+  std::this_thread::sleep_for(300ms);
+  const std::size_t vm_after = vm_size_kib(sink.proc.pid());
+  EXPECT_LT(vm_after, vm_before + 256 * 1024) << "VmSize grew from " << vm_before << " KiB to " << vm_after;
+  EXPECT_EQ(c.send(http::verb::get, "/_count").result_int(), 200);
+}
+
+// Out of file descriptors (ulimit -n), the accept loop backs off instead of spinning on the
+// connections left in the backlog, and serves again once descriptors are free.
+TEST(SinkProcess, OutOfFileDescriptorsTheAcceptLoopDoesNotSpin) {
+  test::Process proc(
+      {"/bin/sh", "-c", "ulimit -n 24 && exec " + kTern + " sink --listen 127.0.0.1:0 --threads 1"});
+  auto line = proc.wait_for_line("tern sink listening on ", 20s);
+  ASSERT_TRUE(line) << proc.output();
+  const uint16_t port = test::parse_listen_port(*line).value_or(0);
+  ASSERT_NE(port, 0);
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < 40; ++i) clients.push_back(std::make_unique<Client>(port));
+  std::this_thread::sleep_for(200ms);
+  const auto cpu0 = test::cpu_time_us(proc.pid());
+  std::this_thread::sleep_for(600ms);
+  const auto cpu1 = test::cpu_time_us(proc.pid());
+  ASSERT_TRUE(cpu0 && cpu1);
+  EXPECT_LT(*cpu1 - *cpu0, 100'000u) << "the accept loop spins";
+  clients.clear();  // the sink's descriptors for them close as it reads EOF
+  std::this_thread::sleep_for(200ms);
+  Client c(port);
+  EXPECT_EQ(c.send(http::verb::get, "/_count").result_int(), 200);
+  const std::string out = proc.output();  // the failures are logged once, not per retry
+  EXPECT_LE(std::count(out.begin(), out.end(), '\n'), 6) << out;
 }
 
 TEST(SinkProcess, FaultsOverTheWire) {

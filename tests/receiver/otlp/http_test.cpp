@@ -55,6 +55,7 @@ class HttpClient {
     beast::flat_buffer buffer;
     http::response_parser<http::string_body> parser;
     parser.body_limit(64 << 20);
+    parser.skip(method == http::verb::head);  // the answer to HEAD has no body, whatever its length
     http::read(stream_, buffer, parser);
     auto& res = parser.get();
     Reply r;
@@ -337,6 +338,41 @@ TEST_F(OtlpHttpTest, UnknownPathIs404AndOtherMethodIs405) {
   auto r = client.call(http::verb::get, "/v1/logs", "");
   EXPECT_EQ(r.status, 405);
   EXPECT_EQ(r.header("allow"), "POST");
+}
+
+// HEAD is refused like GET (405), with the would-be Content-Length and no body: the body
+// bytes it used to carry broke the next response on the kept-alive connection.
+TEST_F(OtlpHttpTest, HeadIs405WithoutABody) {
+  HttpClient client(receiver_->http_port());
+  auto r = client.call(http::verb::head, "/v1/logs", "");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.header("allow"), "POST");
+  EXPECT_NE(r.header("content-length"), "0");
+  auto next = client.call(http::verb::post, "/v1/logs", logs_proto(), {{"Content-Type", kProto}});
+  EXPECT_EQ(next.status, 200);
+  EXPECT_EQ(consumer_.logs.size(), 1u);
+}
+
+// Absolute-form targets are routed on their path (RFC 9112 §3.2.2: a server MUST accept
+// them); they were 404 "unknown path http://...".
+TEST_F(OtlpHttpTest, AbsoluteFormTargetIsRoutedOnItsPath) {
+  const std::string base = "http://127.0.0.1:" + std::to_string(receiver_->http_port());
+  auto r = post(base + "/v1/logs", logs_proto(), kProto);
+  EXPECT_EQ(r.status, 200) << r.body;
+  ASSERT_EQ(consumer_.logs.size(), 1u);
+  EXPECT_EQ(post(base + "/v1/nope", logs_proto(), kProto).status, 404);
+}
+
+// A header block over 64 KiB: 431, then the connection closes (it closed without an answer).
+TEST_F(OtlpHttpTest, OversizedHeaderIs431) {
+  HttpClient client(receiver_->http_port());
+  auto r = client.call(http::verb::post, "/v1/logs", logs_proto(),
+                       {{"Content-Type", kProto},
+                        {"X-Big-1", std::string(35 * 1024, 'b')},
+                        {"X-Big-2", std::string(35 * 1024, 'b')}});
+  EXPECT_EQ(r.status, 431);
+  EXPECT_TRUE(client.closed_by_server());
+  EXPECT_TRUE(consumer_.logs.empty());
 }
 
 TEST_F(OtlpHttpTest, BackPressureIs429WithRetryAfter) {
