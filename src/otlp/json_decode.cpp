@@ -3,9 +3,12 @@
 // the raw token of each value, which gives the byte offsets for error messages.
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "otlp/json_codec.h"
@@ -29,6 +32,71 @@ int b64_digit(char c) {
   if (c == '+' || c == '-') return 62;  // standard and URL-safe alphabets
   if (c == '/' || c == '_') return 63;
   return -1;
+}
+
+// A JSON integer written with a fraction or an exponent ("1e3", "5.0", "1.5E1"), which
+// ProtoJSON accepts for integer fields, quoted or not. The decimal digits are read
+// exactly (no double on the way), so a value beyond 2^53 is right or refused, never rounded.
+enum class DecimalInt { Ok, Syntax, NotIntegral, TooBig };
+DecimalInt decimal_integer(std::string_view s, bool json_grammar, bool& negative, std::uint64_t& magnitude) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  auto digit = [&](std::size_t j) { return j < n && s[j] >= '0' && s[j] <= '9'; };
+  negative = i < n && s[i] == '-';
+  if (negative) ++i;
+  const std::size_t int_begin = i;
+  while (digit(i)) ++i;
+  const std::size_t int_end = i;
+  if (int_end == int_begin) return DecimalInt::Syntax;
+  if (json_grammar && s[int_begin] == '0' && int_end - int_begin > 1) return DecimalInt::Syntax;  // 01
+  std::size_t frac_begin = i, frac_end = i;
+  if (i < n && s[i] == '.') {
+    frac_begin = ++i;
+    while (digit(i)) ++i;
+    frac_end = i;
+    if (frac_end == frac_begin) return DecimalInt::Syntax;
+  }
+  std::int64_t exp = 0;
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    bool exp_negative = false;
+    if (i < n && (s[i] == '+' || s[i] == '-')) exp_negative = s[i++] == '-';
+    if (!digit(i)) return DecimalInt::Syntax;
+    for (; digit(i); ++i) exp = std::min<std::int64_t>(exp * 10 + (s[i] - '0'), 1'000'000'000'000);
+    if (exp_negative) exp = -exp;
+  }
+  if (i != n) return DecimalInt::Syntax;
+  // The significant digits are those of [int_begin, int_end) ++ [frac_begin, frac_end) without
+  // leading and trailing zeros; value = digits * 10^(exp - fraction length + trailing zeros).
+  auto at = [&](std::size_t k) {  // k-th digit of the concatenation
+    const std::size_t int_len = int_end - int_begin;
+    return k < int_len ? s[int_begin + k] : s[frac_begin + (k - int_len)];
+  };
+  std::size_t first = 0, last = (int_end - int_begin) + (frac_end - frac_begin);
+  while (first < last && at(first) == '0') ++first;
+  magnitude = 0;
+  if (first == last) return DecimalInt::Ok;  // zero, whatever the exponent
+  std::int64_t exp10 = exp - static_cast<std::int64_t>(frac_end - frac_begin);
+  while (at(last - 1) == '0') --last, ++exp10;
+  if (exp10 < 0) return DecimalInt::NotIntegral;  // the last significant digit is after the point
+  if (static_cast<std::int64_t>(last - first) + exp10 > 20) return DecimalInt::TooBig;  // >= 10^20 > 2^64
+  std::uint64_t m = 0;
+  for (std::size_t k = first; k < last; ++k)
+    if (__builtin_mul_overflow(m, 10u, &m) ||
+        __builtin_add_overflow(m, static_cast<unsigned>(at(k) - '0'), &m))
+      return DecimalInt::TooBig;
+  for (std::int64_t e = 0; e < exp10; ++e)
+    if (__builtin_mul_overflow(m, 10u, &m)) return DecimalInt::TooBig;
+  magnitude = m;
+  return DecimalInt::Ok;
+}
+
+template <class T>
+constexpr const char* int_type_name() {
+  if constexpr (std::is_signed_v<T>)
+    return sizeof(T) == 4 ? "int32" : "int64";
+  else
+    return sizeof(T) == 4 ? "uint32" : "uint64";
 }
 
 class Decoder {
@@ -177,37 +245,74 @@ public:
     return true;
   }
 
-  // Integers: JSON number or decimal string (the spec's form for 64-bit ones).
+  // Integers: JSON number or decimal string (the spec's form for 64-bit ones). Both forms
+  // may also have a fraction or an exponent as long as the value is an integer ("1e3", "5.0").
   template <class T>
   bool integer(od::value& v, T& out) {
     od::json_type t = od::json_type::null;
     if (!type_of(v, t)) return false;
     if (t == od::json_type::null) return true;
-    std::size_t off = at(v);
     if (t == od::json_type::string) {
       std::string_view s;
       if (!raw_str(v, s)) return false;
       T x{};
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-      if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-        return fail(off, "invalid integer \"" + std::string(s.substr(0, 32)) + "\"");
+      if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return other_integer(v, s, false, out);
       out = x;
       return true;
     }
     if (t != od::json_type::number) return wrong_type(v, t, "integer");
     if constexpr (std::is_signed_v<T>) {
       std::int64_t x;
-      if (v.get_int64().get(x)) return fail(off, "number is not a 64-bit signed integer");
-      if (x < std::numeric_limits<T>::min() || x > std::numeric_limits<T>::max())
-        return fail(off, "integer out of range");
+      if (v.get_int64().get(x) || x < std::numeric_limits<T>::min() || x > std::numeric_limits<T>::max())
+        return other_integer(v, number_token(v), true, out);
       out = static_cast<T>(x);
     } else {
       std::uint64_t x;
-      if (v.get_uint64().get(x)) return fail(off, "number is not a 64-bit unsigned integer");
-      if (x > std::numeric_limits<T>::max()) return fail(off, "integer out of range");
+      if (v.get_uint64().get(x) || x > std::numeric_limits<T>::max())
+        return other_integer(v, number_token(v), true, out);
       out = static_cast<T>(x);
     }
     return true;
+  }
+  std::string_view number_token(od::value& v) {
+    std::string_view s = v.raw_json_token();  // runs up to the next token: drop the whitespace
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
+      s.remove_suffix(1);
+    return s;
+  }
+  // An integer the fast path did not take: exponent or fraction, out of range, or not one.
+  template <class T>
+  [[gnu::noinline, gnu::cold]] bool other_integer(od::value& v, std::string_view s, bool bare, T& out) {
+    const std::size_t off = at(v);
+    const std::string shown = std::string(s.substr(0, 32)) + (s.size() > 32 ? "..." : "");
+    bool negative = false;
+    std::uint64_t m = 0;
+    switch (decimal_integer(s, bare, negative, m)) {
+      case DecimalInt::Syntax:
+        return fail(
+            off, std::string(bare ? "invalid number " : "invalid integer \"") + shown + (bare ? "" : "\""));
+      case DecimalInt::NotIntegral:
+        return fail(off, shown + " is not an integer");
+      case DecimalInt::TooBig:
+        return fail(off, shown + " is out of range for " + int_type_name<T>());
+      case DecimalInt::Ok:
+        break;
+    }
+    using U = std::make_unsigned_t<T>;
+    if (!negative || m == 0) {
+      if (m > static_cast<U>(std::numeric_limits<T>::max()))
+        return fail(off, shown + " is out of range for " + int_type_name<T>());
+      out = static_cast<T>(m);
+      return true;
+    }
+    if constexpr (std::is_signed_v<T>) {
+      if (m <= static_cast<U>(std::numeric_limits<T>::max()) + U{1}) {
+        out = static_cast<T>(U{0} - static_cast<U>(m));  // two's complement: fine for the minimum too
+        return true;
+      }
+    }
+    return fail(off, shown + " is out of range for " + int_type_name<T>());
   }
 
   // Enums: integer, or the value's name (e.g. "SPAN_KIND_SERVER") as a courtesy.

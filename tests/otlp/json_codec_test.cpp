@@ -144,7 +144,7 @@ TEST(OtlpJson, Errors) {
   EXPECT_EQ(logs_error(R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"12x"}]}]}]})"),
             "at byte 62 in resource_logs.scope_logs.log_records.time_unix_nano: invalid integer \"12x\"");
   EXPECT_EQ(logs_error(R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[{"flags":-1}]}]}]})"),
-            "at byte 55 in resource_logs.scope_logs.log_records.flags: number is not a 64-bit unsigned integer");
+            "at byte 55 in resource_logs.scope_logs.log_records.flags: -1 is out of range for uint32");
   EXPECT_EQ(logs_error(R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[{"severityNumber":"LOUD"}]}]}]})"),
             "at byte 64 in resource_logs.scope_logs.log_records.severity_number: unknown enum value \"LOUD\"");
   EXPECT_NE(logs_error(R"({"resourceLogs":[]} x)"), "no error");
@@ -175,6 +175,90 @@ TEST(OtlpJson, NullsAndEmpty) {
   std::string out;
   encode_logs_json(e, out);
   EXPECT_EQ(out, "{}");
+}
+
+std::string log_json(std::string_view record) {
+  return R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[)" + std::string(record) + "]}]}]}";
+}
+// Offset of the `n`-th occurrence of `what` in `in` (for exact error offsets).
+std::size_t pos(std::string_view in, std::string_view what, int n = 1) {
+  std::size_t p = std::string_view::npos;
+  for (int i = 0; i < n; ++i) p = in.find(what, p + 1);
+  return p;
+}
+
+// ---- integers with an exponent or a fraction (ProtoJSON accepts them when integral) ----
+
+TEST(OtlpJson, IntegersWithExponentOrIntegralFraction) {
+  LogsData d;
+  auto err = decode_logs_json(
+      log_json(
+          R"({"timeUnixNano":1e3,"body":{"intValue":1e2}},{"body":{"intValue":5.0}},)"
+          R"({"body":{"intValue":"1e2"}},{"body":{"intValue":"-2.50E1"}},)"
+          R"({"observedTimeUnixNano":1.8446744073709551615e19,"body":{"intValue":"-9.223372036854775808e18"}},)"
+          R"({"timeUnixNano":"9.007199254740993e15","body":{"intValue":9223372036854775807.000}},)"
+          R"({"flags":4.294967295E+9,"droppedAttributesCount":"0e999","body":{"intValue":-0.0}},)"
+          R"({"severityNumber":1.7e1,"body":{"intValue":120000e-4}})"),
+      d);
+  ASSERT_FALSE(err) << err->to_string();
+  const auto& rs = d.resource_logs[0].scope_logs[0].log_records;
+  ASSERT_EQ(rs.size(), 8u);
+  EXPECT_EQ(rs[0].time_unix_nano, 1000u);
+  EXPECT_EQ(rs[0].body.int_value, 100);
+  EXPECT_EQ(rs[1].body.int_value, 5);
+  EXPECT_EQ(rs[2].body.int_value, 100);
+  EXPECT_EQ(rs[3].body.int_value, -25);
+  EXPECT_EQ(rs[4].observed_time_unix_nano, UINT64_MAX);
+  EXPECT_EQ(rs[4].body.int_value, INT64_MIN);
+  EXPECT_EQ(rs[5].time_unix_nano, 9007199254740993u);  // 2^53 + 1: exact, not rounded through a double
+  EXPECT_EQ(rs[5].body.int_value, INT64_MAX);
+  EXPECT_EQ(rs[6].flags, UINT32_MAX);
+  EXPECT_EQ(rs[6].dropped_attributes_count, 0u);
+  EXPECT_EQ(rs[6].body.kind, ValueKind::Int);
+  EXPECT_EQ(rs[6].body.int_value, 0);
+  EXPECT_EQ(rs[7].severity_number, 17);
+  EXPECT_EQ(rs[7].body.int_value, 12);
+}
+
+TEST(OtlpJson, IntegerErrors) {
+  auto body_int = [](std::string_view v) {
+    return logs_error(log_json(R"({"body":{"intValue":)" + std::string(v) + "}}"));
+  };
+  const std::string at = "at byte 66 in resource_logs.scope_logs.log_records.body.int_value: ";
+  EXPECT_EQ(body_int("5.5"), at + "5.5 is not an integer");
+  EXPECT_EQ(body_int("\"5.5\""), at + "5.5 is not an integer");
+  EXPECT_EQ(body_int("1e-2"), at + "1e-2 is not an integer");
+  EXPECT_EQ(body_int("1.0000000000000000000001e21"), at + "1.0000000000000000000001e21 is not an integer");
+  EXPECT_EQ(body_int("9223372036854775808"), at + "9223372036854775808 is out of range for int64");
+  EXPECT_EQ(body_int("\"9223372036854775808\""), at + "9223372036854775808 is out of range for int64");
+  EXPECT_EQ(body_int("9.223372036854775808e18"), at + "9.223372036854775808e18 is out of range for int64");
+  EXPECT_EQ(body_int("-9223372036854775809"), at + "-9223372036854775809 is out of range for int64");
+  EXPECT_EQ(body_int("1e400"), at + "1e400 is out of range for int64");
+  EXPECT_EQ(body_int("\"1e\""), at + "invalid integer \"1e\"");
+  EXPECT_EQ(body_int("\"1.\""), at + "invalid integer \"1.\"");
+  EXPECT_EQ(body_int("\"+1\""), at + "invalid integer \"+1\"");
+  EXPECT_EQ(body_int("\" 1\""), at + "invalid integer \" 1\"");
+  EXPECT_EQ(body_int("\"0x10\""), at + "invalid integer \"0x10\"");
+  EXPECT_EQ(body_int("-"), at + "invalid number -");
+  EXPECT_EQ(body_int("01"), at + "invalid number 01");
+  EXPECT_EQ(body_int("1.e2"), at + "invalid number 1.e2");
+  const std::string t = "at byte 62 in resource_logs.scope_logs.log_records.time_unix_nano: ";
+  EXPECT_EQ(logs_error(log_json(R"({"timeUnixNano":18446744073709551616})")),
+            t + "18446744073709551616 is out of range for uint64");
+  EXPECT_EQ(logs_error(log_json(R"({"timeUnixNano":1.8446744073709551616e19})")),
+            t + "1.8446744073709551616e19 is out of range for uint64");
+  EXPECT_EQ(logs_error(log_json(R"({"timeUnixNano":-1e0})")), t + "-1e0 is out of range for uint64");
+  EXPECT_EQ(logs_error(log_json(R"({"timeUnixNano":"-1"})")), t + "-1 is out of range for uint64");
+  const std::string f = "at byte 55 in resource_logs.scope_logs.log_records.flags: ";
+  EXPECT_EQ(logs_error(log_json(R"({"flags":4294967296})")), f + "4294967296 is out of range for uint32");
+  EXPECT_EQ(logs_error(log_json(R"({"flags":4.294967296e9})")),
+            f + "4.294967296e9 is out of range for uint32");
+  EXPECT_EQ(logs_error(log_json(R"({"flags":"4294967296"})")), f + "4294967296 is out of range for uint32");
+  const std::string s = "at byte 64 in resource_logs.scope_logs.log_records.severity_number: ";
+  EXPECT_EQ(logs_error(log_json(R"({"severityNumber":2147483648})")),
+            s + "2147483648 is out of range for int32");
+  EXPECT_EQ(logs_error(log_json(R"({"severityNumber":-2.147483649e9})")),
+            s + "-2.147483649e9 is out of range for int32");
 }
 
 }  // namespace
