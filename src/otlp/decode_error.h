@@ -17,7 +17,10 @@ struct DecodeError {
 };
 
 struct DecodeOptions {
-  int max_depth = 64;          // nesting limit for AnyValue arrays/kvlists (and JSON objects)
+  // A log body or attribute value may sit inside at most this many AnyValue arrays/kvlists
+  // (both decoders: 64 nested levels decode, 65 are an error); protobuf also bounds the
+  // nesting of unknown groups by it.
+  int max_depth = 64;
   bool validate_utf8 = false;  // reject invalid UTF-8 in string fields instead of keeping the bytes
   // Bound on the memory the decoded batch takes in its arena (records, attributes, values;
   // strings stay views into the input and do not count); 0 = none. Empty messages are 2

@@ -422,9 +422,9 @@ public:
 
   // --- common ----------------------------------------------------------------
 
+  // `depth` is the number of arrayValue/kvlistValue levels around `v` (0 for a body or an
+  // attribute value); at most max_depth of them may nest, as in the protobuf decoder.
   bool any_value(od::value& v, AnyValue& out, int depth) {
-    if (depth > opt_.max_depth)
-      return fail(at(v), "nesting depth exceeds max_depth (" + std::to_string(opt_.max_depth) + ")");
     out = AnyValue{};
     return fields(v, [&](std::string_view k, od::value& f) {
       if (key_is(k, "stringValue", "string_value")) {
@@ -457,6 +457,7 @@ public:
         });
       }
       if (key_is(k, "arrayValue", "array_value")) {
+        if (depth + 1 > opt_.max_depth) return in("array_value", [&] { return too_deep(f); });
         auto* arr = arena_.make<Vec<AnyValue>>(arena_.vec<AnyValue>());
         out = AnyValue::make_array(arr);
         return in("array_value", [&] {
@@ -470,6 +471,7 @@ public:
         });
       }
       if (key_is(k, "kvlistValue", "kvlist_value")) {
+        if (depth + 1 > opt_.max_depth) return in("kvlist_value", [&] { return too_deep(f); });
         auto* kv = arena_.make<Vec<KeyValue>>(arena_.vec<KeyValue>());
         out = AnyValue::make_kvlist(kv);
         return in("kvlist_value", [&] {
@@ -483,7 +485,11 @@ public:
     });
   }
 
-  bool key_values(od::value& v, Vec<KeyValue>& out, int depth = 1) {
+  [[gnu::noinline, gnu::cold]] bool too_deep(od::value& v) {
+    return fail(at(v), "AnyValue nesting exceeds max_depth " + std::to_string(opt_.max_depth));
+  }
+
+  bool key_values(od::value& v, Vec<KeyValue>& out, int depth = 0) {
     return elements(v, [&](od::value& el) {
       out.emplace_back();
       auto& kv = out.back();
@@ -559,7 +565,7 @@ public:
         });
       if (key_is(k, "severityText", "severity_text"))
         return in("severity_text", [&] { return str(f, r.severity_text); });
-      if (k == "body") return in("body", [&] { return any_value(f, r.body, 1); });
+      if (k == "body") return in("body", [&] { return any_value(f, r.body, 0); });
       if (k == "attributes") return in("attributes", [&] { return key_values(f, r.attributes); });
       if (key_is(k, "droppedAttributesCount", "dropped_attributes_count"))
         return in("dropped_attributes_count", [&] { return integer(f, r.dropped_attributes_count); });

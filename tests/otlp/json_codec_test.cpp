@@ -156,16 +156,6 @@ TEST(OtlpJson, Errors) {
             std::string::npos);
 }
 
-TEST(OtlpJson, DepthLimit) {
-  std::string body = R"({"stringValue":"x"})";
-  for (int i = 0; i < 10; ++i) body = R"({"arrayValue":{"values":[)" + body + "]}}";
-  std::string in = R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":)" + body + "}]}]}]}";
-  EXPECT_EQ(logs_error(in, DecodeOptions{.max_depth = 11}), "no error");
-  auto err = logs_error(in, DecodeOptions{.max_depth = 10});
-  EXPECT_NE(err.find("nesting depth exceeds max_depth (10)"), std::string::npos) << err;
-  EXPECT_NE(err.find("log_records.body.array_value"), std::string::npos) << err;
-}
-
 TEST(OtlpJson, NullsAndEmpty) {
   LogsData d;
   ASSERT_FALSE(decode_logs_json(R"({"resourceLogs":[{"resource":null,"scopeLogs":null}]})", d));
@@ -259,6 +249,50 @@ TEST(OtlpJson, IntegerErrors) {
             s + "2147483648 is out of range for int32");
   EXPECT_EQ(logs_error(log_json(R"({"severityNumber":-2.147483649e9})")),
             s + "-2.147483649e9 is out of range for int32");
+}
+
+// ---- AnyValue depth: at most max_depth arrayValue/kvlistValue levels, as in protobuf ----
+
+// A string inside `levels` arrayValue (or kvlistValue) levels.
+std::string nested_json(int levels, bool kvlist) {
+  std::string v = R"({"stringValue":"x"})";
+  for (int i = 0; i < levels; ++i)
+    v = kvlist ? R"({"kvlistValue":{"values":[{"key":"k","value":)" + v + "}]}}"
+               : R"({"arrayValue":{"values":[)" + v + "]}}";
+  return v;
+}
+
+TEST(OtlpJson, DepthLimitCountsArrayAndKvlistLevels) {
+  for (bool kvlist : {false, true}) {
+    for (bool attribute : {false, true}) {
+      auto in = [&](int levels) {
+        const std::string v = nested_json(levels, kvlist);
+        return log_json(attribute ? R"({"attributes":[{"key":"a","value":)" + v + "}]}"
+                                  : R"({"body":)" + v + "}");
+      };
+      SCOPED_TRACE(std::string(kvlist ? "kvlist" : "array") + (attribute ? " attribute" : " body"));
+      EXPECT_EQ(logs_error(in(63)), "no error");
+      EXPECT_EQ(logs_error(in(64)), "no error");
+      const std::string deep = in(65);
+      const std::string member = kvlist ? "kvlistValue" : "arrayValue";
+      std::string field = attribute ? "attributes.value" : "body";
+      for (int i = 0; i < 65; ++i)
+        field += kvlist ? (i ? ".value.kvlist_value" : ".kvlist_value") : ".array_value";
+      EXPECT_EQ(logs_error(deep),
+                "at byte " + std::to_string(pos(deep, "\"" + member + "\":", 65) + member.size() + 3) +
+                    " in resource_logs.scope_logs.log_records." + field +
+                    ": AnyValue nesting exceeds max_depth 64");
+    }
+  }
+  const std::string ten = log_json(R"({"body":)" + nested_json(10, false) + "}");
+  EXPECT_EQ(logs_error(ten, DecodeOptions{.max_depth = 10}), "no error");
+  EXPECT_NE(logs_error(ten, DecodeOptions{.max_depth = 9}).find(": AnyValue nesting exceeds max_depth 9"),
+            std::string::npos);
+  // max_depth 0: scalars only.
+  EXPECT_EQ(logs_error(log_json(R"({"body":{"intValue":1}})"), DecodeOptions{.max_depth = 0}), "no error");
+  EXPECT_EQ(logs_error(log_json(R"({"body":{"arrayValue":{}}})"), DecodeOptions{.max_depth = 0}),
+            "at byte 68 in resource_logs.scope_logs.log_records.body.array_value: AnyValue nesting exceeds "
+            "max_depth 0");
 }
 
 }  // namespace

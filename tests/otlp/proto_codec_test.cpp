@@ -426,6 +426,54 @@ TEST(OtlpProto, NestingDeeperThanTheLimitIsAnError) {
   EXPECT_NE(logs_error(nested(5000)).find("nesting exceeds max_depth 64"), std::string::npos);
 }
 
+TEST(OtlpProto, DepthLimitIsTheSameInBothDecoders) {
+  // An int inside `levels` array_value (AnyValue 5 { values = 1 }) or kvlist_value
+  // (AnyValue 6 { values = 1 { key = 1, value = 2 } }) levels.
+  auto nested = [](int levels, bool kvlist) {
+    std::string v = vint(3, 1);
+    for (int i = 0; i < levels; ++i) v = kvlist ? len(6, len(1, len(1, "k") + len(2, v))) : len(5, len(1, v));
+    return v;
+  };
+  for (bool kvlist : {false, true}) {
+    for (bool attribute : {false, true}) {
+      for (int levels : {63, 64, 65}) {
+        SCOPED_TRACE(std::string(kvlist ? "kvlist" : "array") + (attribute ? " attribute " : " body ") +
+                     std::to_string(levels));
+        const std::string value = nested(levels, kvlist);
+        // log record: body = 5, attributes = 6 { key = 1, value = 2 }
+        const std::string proto =
+            logs_with_record(attribute ? len(6, len(1, "a") + len(2, value)) : len(5, value));
+        LogsData lenient;
+        ASSERT_FALSE(decode_logs_proto(proto, lenient, DecodeOptions{.max_depth = 100}));
+        std::string json;
+        encode_logs_json(lenient, json);
+        LogsData from_proto, from_json;
+        const auto proto_err = decode_logs_proto(proto, from_proto);
+        const auto json_err = decode_logs_json(json, from_json);
+        if (levels <= 64) {
+          ASSERT_FALSE(proto_err) << proto_err->to_string();
+          ASSERT_FALSE(json_err) << json_err->to_string();
+          std::string a, b;
+          encode_logs_json(from_proto, a);
+          encode_logs_json(from_json, b);
+          EXPECT_EQ(a, json);
+          EXPECT_EQ(b, json);
+        } else {
+          ASSERT_TRUE(proto_err);
+          ASSERT_TRUE(json_err);
+          EXPECT_EQ(proto_err->message, "AnyValue nesting exceeds max_depth 64");
+          EXPECT_EQ(json_err->message, "AnyValue nesting exceeds max_depth 64");
+          const std::string start = std::string("resource_logs.scope_logs.log_records.") +
+                                    (attribute ? "attributes.value." : "body.") +
+                                    (kvlist ? "kvlist_value" : "array_value");
+          EXPECT_EQ(proto_err->field.rfind(start, 0), 0u) << proto_err->field;
+          EXPECT_EQ(json_err->field.rfind(start, 0), 0u) << json_err->field;
+        }
+      }
+    }
+  }
+}
+
 TEST(OtlpProto, EveryTruncationOfAValidRequestFailsCleanly) {
   std::string proto;
   {
