@@ -4,7 +4,11 @@
 // Decode accepts lowerCamelCase and snake_case keys, ignores unknown keys, reads
 // 64-bit integers from strings or numbers, enums from integers or their names,
 // trace/span ids as hex (any case), bytes as base64 (standard or URL-safe), and
-// doubles from numbers or the strings "NaN", "Infinity", "-Infinity".
+// doubles from numbers or the strings "NaN", "Infinity", "-Infinity". Integers may also
+// be written with an exponent or a fraction when integral ("1e3", 5.0; read exactly).
+// null leaves a field unset (optional fields stay absent, oneofs unset); a second member
+// of a oneof (Metric data, AnyValue, number point/exemplar value) is an error.
+// AnyValue nesting is bounded by DecodeOptions::max_depth exactly as in protobuf.
 // Decoded strings are unescaped by simdjson into a parser-owned buffer that is
 // reused by the next parse, so they are copied into `out.arena`; the input buffer
 // need not outlive the result. UTF-8 is always validated (simdjson does it anyway).

@@ -99,6 +99,47 @@ constexpr const char* int_type_name() {
     return sizeof(T) == 4 ? "uint32" : "uint64";
 }
 
+// Names of oneof members, for the error when a second one is given.
+const char* member_name(ValueKind k) {
+  switch (k) {
+    case ValueKind::String:
+      return "string_value";
+    case ValueKind::Bool:
+      return "bool_value";
+    case ValueKind::Int:
+      return "int_value";
+    case ValueKind::Double:
+      return "double_value";
+    case ValueKind::Bytes:
+      return "bytes_value";
+    case ValueKind::Array:
+      return "array_value";
+    case ValueKind::KvList:
+      return "kvlist_value";
+    case ValueKind::Empty:
+      break;
+  }
+  return "?";
+}
+const char* member_name(MetricType t) {
+  switch (t) {
+    case MetricType::Gauge:
+      return "gauge";
+    case MetricType::Sum:
+      return "sum";
+    case MetricType::Histogram:
+      return "histogram";
+    case MetricType::ExponentialHistogram:
+      return "exponential_histogram";
+    case MetricType::Summary:
+      return "summary";
+    case MetricType::Empty:
+      break;
+  }
+  return "?";
+}
+const char* member_name(NumberType t) { return t == NumberType::Int ? "as_int" : "as_double"; }
+
 class Decoder {
 public:
   Decoder(std::string_view in, const Arena& arena, const DecodeOptions& opt)
@@ -221,10 +262,21 @@ public:
     return ok;
   }
 
+  // A second non-null member of a oneof (or the same one twice) is an error, as in
+  // protobuf's JSON parser: which one was meant is unknowable.
+  [[gnu::noinline, gnu::cold]] bool oneof_twice(od::value& v, const char* oneof, const char* set_by) {
+    return fail(at(v), std::string("oneof \"") + oneof + "\" already set by " + set_by);
+  }
+
+  // Each reader takes null as "absent" (leaves `out` alone); the overloads with a json_type
+  // are for a value whose (non-null) type the caller has already looked at.
   bool str(od::value& v, std::string_view& out) {
     od::json_type t = od::json_type::null;
     if (!type_of(v, t)) return false;
     if (t == od::json_type::null) return true;
+    return str(v, t, out);
+  }
+  bool str(od::value& v, od::json_type t, std::string_view& out) {
     if (t != od::json_type::string) return wrong_type(v, t, "string");
     std::string_view s;
     if (auto ec = v.get_string().get(s)) return sj_fail(ec, &v);
@@ -240,6 +292,9 @@ public:
     od::json_type t = od::json_type::null;
     if (!type_of(v, t)) return false;
     if (t == od::json_type::null) return true;
+    return boolean(v, t, out);
+  }
+  bool boolean(od::value& v, od::json_type t, bool& out) {
     if (t != od::json_type::boolean) return wrong_type(v, t, "boolean");
     if (auto ec = v.get_bool().get(out)) return sj_fail(ec, &v);
     return true;
@@ -252,6 +307,10 @@ public:
     od::json_type t = od::json_type::null;
     if (!type_of(v, t)) return false;
     if (t == od::json_type::null) return true;
+    return integer(v, t, out);
+  }
+  template <class T>
+  bool integer(od::value& v, od::json_type t, T& out) {
     if (t == od::json_type::string) {
       std::string_view s;
       if (!raw_str(v, s)) return false;
@@ -344,6 +403,9 @@ public:
     od::json_type t = od::json_type::null;
     if (!type_of(v, t)) return false;
     if (t == od::json_type::null) return true;
+    return dbl(v, t, out);
+  }
+  bool dbl(od::value& v, od::json_type t, double& out) {
     std::size_t off = at(v);
     if (t == od::json_type::string) {
       std::string_view s;
@@ -427,64 +489,79 @@ public:
   bool any_value(od::value& v, AnyValue& out, int depth) {
     out = AnyValue{};
     return fields(v, [&](std::string_view k, od::value& f) {
-      if (key_is(k, "stringValue", "string_value")) {
-        out.kind = ValueKind::String;
-        return in("string_value", [&] { return str(f, out.string_value); });
-      }
-      if (key_is(k, "boolValue", "bool_value")) {
-        out.kind = ValueKind::Bool;
-        out.bool_value = false;
-        return in("bool_value", [&] { return boolean(f, out.bool_value); });
-      }
-      if (key_is(k, "intValue", "int_value")) {
-        out.kind = ValueKind::Int;
-        out.int_value = 0;
-        return in("int_value", [&] { return integer(f, out.int_value); });
-      }
-      if (key_is(k, "doubleValue", "double_value")) {
-        out.kind = ValueKind::Double;
-        out.double_value = 0;
-        return in("double_value", [&] { return dbl(f, out.double_value); });
-      }
-      if (key_is(k, "bytesValue", "bytes_value")) {
-        out.kind = ValueKind::Bytes;
-        return in("bytes_value", [&] {
-          od::json_type t = od::json_type::null;
-          if (!type_of(f, t)) return false;
-          if (t == od::json_type::null) return true;
-          if (t != od::json_type::string) return wrong_type(f, t, "base64 string");
-          return base64(f, out.string_value);
-        });
-      }
-      if (key_is(k, "arrayValue", "array_value")) {
-        if (depth + 1 > opt_.max_depth) return in("array_value", [&] { return too_deep(f); });
-        auto* arr = arena_.make<Vec<AnyValue>>(arena_.vec<AnyValue>());
-        out = AnyValue::make_array(arr);
-        return in("array_value", [&] {
-          return fields(f, [&](std::string_view k2, od::value& f2) {
-            if (k2 != "values") return true;
-            return elements(f2, [&](od::value& el) {
-              arr->emplace_back();
-              return any_value(el, arr->back(), depth + 1);
-            });
-          });
-        });
-      }
-      if (key_is(k, "kvlistValue", "kvlist_value")) {
-        if (depth + 1 > opt_.max_depth) return in("kvlist_value", [&] { return too_deep(f); });
-        auto* kv = arena_.make<Vec<KeyValue>>(arena_.vec<KeyValue>());
-        out = AnyValue::make_kvlist(kv);
-        return in("kvlist_value", [&] {
-          return fields(f, [&](std::string_view k2, od::value& f2) {
-            if (k2 != "values") return true;
-            return key_values(f2, *kv, depth + 1);
-          });
-        });
-      }
-      return true;
+      ValueKind kind;
+      const char* name;
+      if (key_is(k, "stringValue", "string_value"))
+        kind = ValueKind::String, name = "string_value";
+      else if (key_is(k, "boolValue", "bool_value"))
+        kind = ValueKind::Bool, name = "bool_value";
+      else if (key_is(k, "intValue", "int_value"))
+        kind = ValueKind::Int, name = "int_value";
+      else if (key_is(k, "doubleValue", "double_value"))
+        kind = ValueKind::Double, name = "double_value";
+      else if (key_is(k, "bytesValue", "bytes_value"))
+        kind = ValueKind::Bytes, name = "bytes_value";
+      else if (key_is(k, "arrayValue", "array_value"))
+        kind = ValueKind::Array, name = "array_value";
+      else if (key_is(k, "kvlistValue", "kvlist_value"))
+        kind = ValueKind::KvList, name = "kvlist_value";
+      else
+        return true;
+      return in(name, [&] {
+        od::json_type t = od::json_type::null;
+        if (!type_of(f, t)) return false;
+        if (t == od::json_type::null) return true;  // null: the member is not set (ProtoJSON)
+        if (out.kind != ValueKind::Empty) return oneof_twice(f, "value", member_name(out.kind));
+        return any_member(f, t, out, kind, depth);
+      });
     });
   }
-
+  // The value of one member of AnyValue, of (non-null) JSON type `t`.
+  bool any_member(od::value& f, od::json_type t, AnyValue& out, ValueKind kind, int depth) {
+    switch (kind) {
+      case ValueKind::String:
+        out.kind = kind;
+        return str(f, t, out.string_value);
+      case ValueKind::Bool:
+        out = AnyValue::boolean(false);
+        return boolean(f, t, out.bool_value);
+      case ValueKind::Int:
+        out = AnyValue::integer(0);
+        return integer(f, t, out.int_value);
+      case ValueKind::Double:
+        out = AnyValue::dbl(0);
+        return dbl(f, t, out.double_value);
+      case ValueKind::Bytes: {
+        if (t != od::json_type::string) return wrong_type(f, t, "base64 string");
+        out.kind = kind;
+        return base64(f, out.string_value);
+      }
+      case ValueKind::Array: {
+        if (depth + 1 > opt_.max_depth) return too_deep(f);
+        auto* arr = arena_.make<Vec<AnyValue>>(arena_.vec<AnyValue>());
+        out = AnyValue::make_array(arr);
+        return fields(f, [&](std::string_view k2, od::value& f2) {
+          if (k2 != "values") return true;
+          return elements(f2, [&](od::value& el) {
+            arr->emplace_back();
+            return any_value(el, arr->back(), depth + 1);
+          });
+        });
+      }
+      case ValueKind::KvList: {
+        if (depth + 1 > opt_.max_depth) return too_deep(f);
+        auto* kv = arena_.make<Vec<KeyValue>>(arena_.vec<KeyValue>());
+        out = AnyValue::make_kvlist(kv);
+        return fields(f, [&](std::string_view k2, od::value& f2) {
+          if (k2 != "values") return true;
+          return key_values(f2, *kv, depth + 1);
+        });
+      }
+      case ValueKind::Empty:
+        break;
+    }
+    return true;
+  }
   [[gnu::noinline, gnu::cold]] bool too_deep(od::value& v) {
     return fail(at(v), "AnyValue nesting exceeds max_depth " + std::to_string(opt_.max_depth));
   }
@@ -695,20 +772,28 @@ public:
     return elements(v, [&](od::value& el) { return dbl(el, out.emplace_back(0.0)); });
   }
 
-  // asDouble/asInt of NumberDataPoint and Exemplar.
+  // asDouble/asInt of NumberDataPoint and Exemplar (the oneof `value`).
   bool number_value(std::string_view k, od::value& f, NumberType& type, double& d, std::int64_t& i,
                     bool& handled) {
     handled = true;
-    if (key_is(k, "asDouble", "as_double")) {
-      type = NumberType::Double;
-      return in("as_double", [&] { return dbl(f, d); });
+    NumberType member;
+    const char* name;
+    if (key_is(k, "asDouble", "as_double"))
+      member = NumberType::Double, name = "as_double";
+    else if (key_is(k, "asInt", "as_int"))
+      member = NumberType::Int, name = "as_int";
+    else {
+      handled = false;
+      return true;
     }
-    if (key_is(k, "asInt", "as_int")) {
-      type = NumberType::Int;
-      return in("as_int", [&] { return integer(f, i); });
-    }
-    handled = false;
-    return true;
+    return in(name, [&] {
+      od::json_type t = od::json_type::null;
+      if (!type_of(f, t)) return false;
+      if (t == od::json_type::null) return true;  // null: the member is not set (ProtoJSON)
+      if (type != NumberType::None) return oneof_twice(f, "value", member_name(type));
+      type = member;
+      return member == NumberType::Double ? dbl(f, t, d) : integer(f, t, i);
+    });
   }
 
   bool exemplar(od::value& v, Exemplar& e) {
@@ -726,6 +811,15 @@ public:
     });
   }
 
+  // An `optional double` (histogram sum/min/max): null leaves it absent.
+  bool optional_dbl(od::value& f, bool& has, double& out) {
+    od::json_type t = od::json_type::null;
+    if (!type_of(f, t)) return false;
+    if (t == od::json_type::null) return true;
+    has = true;
+    return dbl(f, t, out);
+  }
+
   // Fields every data point kind has.
   template <class P>
   bool point_common(std::string_view k, od::value& f, P& p, bool& handled) {
@@ -741,21 +835,16 @@ public:
     }
     if constexpr (!std::is_same_v<P, NumberDataPoint>) {
       if (k == "count") return in("count", [&] { return integer(f, p.count); });
-      if (k == "sum")
-        return in("sum", [&] {
-          if constexpr (!std::is_same_v<P, SummaryDataPoint>) p.has_sum = true;
-          return dbl(f, p.sum);
-        });
+      if (k == "sum") {
+        if constexpr (std::is_same_v<P, SummaryDataPoint>)
+          return in("sum", [&] { return dbl(f, p.sum); });
+        else
+          return in("sum", [&] { return optional_dbl(f, p.has_sum, p.sum); });
+      }
     }
     if constexpr (std::is_same_v<P, HistogramDataPoint> || std::is_same_v<P, ExponentialHistogramDataPoint>) {
-      if (k == "min") {
-        p.has_min = true;
-        return in("min", [&] { return dbl(f, p.min); });
-      }
-      if (k == "max") {
-        p.has_max = true;
-        return in("max", [&] { return dbl(f, p.max); });
-      }
+      if (k == "min") return in("min", [&] { return optional_dbl(f, p.has_min, p.min); });
+      if (k == "max") return in("max", [&] { return optional_dbl(f, p.has_max, p.max); });
     }
     handled = false;
     return true;
@@ -838,12 +927,17 @@ public:
     });
   }
 
-  // One of gauge/sum/histogram/exponentialHistogram/summary.
+  // One of gauge/sum/histogram/exponentialHistogram/summary (the oneof `data`): null
+  // leaves it unset, a second one is an error.
   template <class P>
   bool metric_data(od::value& v, Metric& m, MetricType type, std::string_view name, Vec<P>& points,
                    bool (Decoder::*one)(od::value&, P&)) {
-    m.type = type;
     return in(name, [&] {
+      od::json_type t = od::json_type::null;
+      if (!type_of(v, t)) return false;
+      if (t == od::json_type::null) return true;  // null: no data (ProtoJSON)
+      if (m.type != MetricType::Empty) return oneof_twice(v, "data", member_name(m.type));
+      m.type = type;
       return fields(v, [&](std::string_view k, od::value& f) {
         if (key_is(k, "dataPoints", "data_points"))
           return in("data_points", [&] { return message_list(f, points, one); });

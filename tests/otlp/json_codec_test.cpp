@@ -295,5 +295,166 @@ TEST(OtlpJson, DepthLimitCountsArrayAndKvlistLevels) {
             "max_depth 0");
 }
 
+// ---- oneofs: a second member is an error (protobuf's JSON parser: "oneof ... already set") ----
+
+std::string metrics_error(std::string_view in, DecodeOptions opt = {}) {
+  MetricsData d;
+  auto err = decode_metrics_json(in, d, opt);
+  return err ? err->to_string() : "no error";
+}
+std::string metric_json(std::string_view metric) {
+  return R"({"resourceMetrics":[{"scopeMetrics":[{"metrics":[)" + std::string(metric) + "]}]}]}";
+}
+TEST(OtlpJson, MetricWithTwoDataKindsIsAnError) {
+  // Before: the points of both were merged into one sum.
+  const std::string both = metric_json(
+      R"({"name":"m","gauge":{"dataPoints":[{"asDouble":1}]},"sum":{"dataPoints":[{"asDouble":2}],)"
+      R"("aggregationTemporality":2,"isMonotonic":true}})");
+  EXPECT_EQ(metrics_error(both),
+            "at byte " + std::to_string(pos(both, R"({"dataPoints":[{"asDouble":2})")) +
+                " in resource_metrics.scope_metrics.metrics.sum: oneof \"data\" already set by gauge");
+  // Before: a sum with the histogram's temporality.
+  const std::string hist = metric_json(
+      R"({"name":"m","histogram":{"dataPoints":[{"count":"3"}],"aggregationTemporality":1},"sum":{}})");
+  EXPECT_EQ(metrics_error(hist),
+            "at byte " + std::to_string(pos(hist, R"("sum":{})") + 6) +
+                " in resource_metrics.scope_metrics.metrics.sum: oneof \"data\" already set by histogram");
+  // The same member twice, and snake_case after camelCase.
+  EXPECT_EQ(
+      metrics_error(metric_json(R"({"summary":{},"summary":{}})")),
+      "at byte 73 in resource_metrics.scope_metrics.metrics.summary: oneof \"data\" already set by summary");
+  EXPECT_EQ(
+      metrics_error(metric_json(R"({"exponentialHistogram":{},"exponential_histogram":{}})")),
+      "at byte 100 in resource_metrics.scope_metrics.metrics.exponential_histogram: oneof \"data\" already "
+      "set by exponential_histogram");
+  // A null member does not count: the other one is the metric's data.
+  MetricsData d;
+  auto err = decode_metrics_json(
+      metric_json(
+          R"({"gauge":null,"sum":{"dataPoints":[{"asInt":"4"}],"isMonotonic":true},"histogram":null})"),
+      d);
+  ASSERT_FALSE(err) << err->to_string();
+  const auto& m = d.resource_metrics[0].scope_metrics[0].metrics[0];
+  EXPECT_EQ(m.type, MetricType::Sum);
+  EXPECT_TRUE(m.is_monotonic);
+  ASSERT_EQ(m.number_points.size(), 1u);
+  EXPECT_EQ(m.number_points[0].as_int, 4);
+}
+
+TEST(OtlpJson, AnyValueWithTwoMembersIsAnError) {
+  const std::string two = log_json(R"({"body":{"stringValue":"a","intValue":"5"}})");
+  EXPECT_EQ(logs_error(two),
+            "at byte " + std::to_string(pos(two, R"("5")")) +
+                " in resource_logs.scope_logs.log_records.body.int_value: oneof \"value\" already "
+                "set by string_value");
+  const std::string attr =
+      log_json(R"({"attributes":[{"key":"k","value":{"arrayValue":{},"kvlist_value":{}}}]})");
+  EXPECT_EQ(logs_error(attr),
+            "at byte " + std::to_string(pos(attr, R"("kvlist_value":{})") + 15) +
+                " in resource_logs.scope_logs.log_records.attributes.value.kvlist_value: oneof "
+                "\"value\" already set by array_value");
+  EXPECT_NE(logs_error(log_json(R"({"body":{"boolValue":true,"boolValue":false}})"))
+                .find("body.bool_value: oneof \"value\" already set by bool_value"),
+            std::string::npos);
+  EXPECT_NE(logs_error(log_json(R"({"body":{"doubleValue":1,"bytesValue":""}})"))
+                .find("body.bytes_value: oneof \"value\" already set by double_value"),
+            std::string::npos);
+  // null members do not count.
+  LogsData d;
+  auto err =
+      decode_logs_json(log_json(R"({"body":{"stringValue":null,"intValue":"3","doubleValue":null}})"), d);
+  ASSERT_FALSE(err) << err->to_string();
+  const auto& body = d.resource_logs[0].scope_logs[0].log_records[0].body;
+  EXPECT_EQ(body.kind, ValueKind::Int);
+  EXPECT_EQ(body.int_value, 3);
+}
+
+TEST(OtlpJson, NumberValueWithTwoMembersIsAnError) {
+  const std::string point = metric_json(R"({"gauge":{"dataPoints":[{"asDouble":1.5,"asInt":"2"}]}})");
+  EXPECT_EQ(metrics_error(point),
+            "at byte " + std::to_string(pos(point, R"("2")")) +
+                " in resource_metrics.scope_metrics.metrics.gauge.data_points.as_int: oneof "
+                "\"value\" already set by as_double");
+  const std::string ex = metric_json(R"({"sum":{"dataPoints":[{"exemplars":[{"as_int":1,"asDouble":2}]}]}})");
+  EXPECT_EQ(metrics_error(ex),
+            "at byte " + std::to_string(pos(ex, "2}")) +
+                " in resource_metrics.scope_metrics.metrics.sum.data_points.exemplars.as_double: "
+                "oneof \"value\" already set by as_int");
+  MetricsData d;
+  auto err = decode_metrics_json(
+      metric_json(
+          R"({"gauge":{"dataPoints":[{"asDouble":null,"asInt":"7","exemplars":[{"asInt":null,"asDouble":0.25}]}]}})"),
+      d);
+  ASSERT_FALSE(err) << err->to_string();
+  const auto& p = d.resource_metrics[0].scope_metrics[0].metrics[0].number_points[0];
+  EXPECT_EQ(p.value_type, NumberType::Int);
+  EXPECT_EQ(p.as_int, 7);
+  EXPECT_EQ(p.exemplars[0].value_type, NumberType::Double);
+  EXPECT_EQ(p.exemplars[0].as_double, 0.25);
+}
+
+// ---- null leaves optional fields and oneofs unset ----
+
+TEST(OtlpJson, NullLeavesOptionalFieldsUnset) {
+  MetricsData d;
+  auto err = decode_metrics_json(
+      metric_json(
+          R"({"name":"h","histogram":{"dataPoints":[{"count":"1","sum":null,"min":null,"max":null}]}},)"
+          R"({"name":"e","exponentialHistogram":{"dataPoints":[{"count":"1","sum":null,"min":null,"max":null}]}},)"
+          R"({"name":"g","gauge":{"dataPoints":[{"asDouble":null},{"asInt":null}]}},)"
+          R"({"name":"n","gauge":null},)"
+          R"({"name":"s","histogram":{"dataPoints":[{"sum":0,"min":null,"max":-1.5}]}})"),
+      d);
+  ASSERT_FALSE(err) << err->to_string();
+  const auto& ms = d.resource_metrics[0].scope_metrics[0].metrics;
+  ASSERT_EQ(ms.size(), 5u);
+  const auto& h = ms[0].histogram_points[0];
+  EXPECT_EQ(h.count, 1u);
+  EXPECT_FALSE(h.has_sum);
+  EXPECT_FALSE(h.has_min);
+  EXPECT_FALSE(h.has_max);
+  const auto& e = ms[1].exponential_histogram_points[0];
+  EXPECT_FALSE(e.has_sum);
+  EXPECT_FALSE(e.has_min);
+  EXPECT_FALSE(e.has_max);
+  ASSERT_EQ(ms[2].number_points.size(), 2u);
+  EXPECT_EQ(ms[2].number_points[0].value_type, NumberType::None);
+  EXPECT_EQ(ms[2].number_points[1].value_type, NumberType::None);
+  EXPECT_EQ(ms[3].type, MetricType::Empty);
+  const auto& s = ms[4].histogram_points[0];
+  EXPECT_TRUE(s.has_sum);
+  EXPECT_EQ(s.sum, 0.0);
+  EXPECT_FALSE(s.has_min);
+  EXPECT_TRUE(s.has_max);
+  EXPECT_EQ(s.max, -1.5);
+  // Re-encoded, the absent fields stay absent.
+  std::string out;
+  encode_metrics_json(d, out);
+  EXPECT_EQ(out, R"({"resourceMetrics":[{"scopeMetrics":[{"metrics":[)"
+                 R"({"name":"h","histogram":{"dataPoints":[{"count":"1"}]}},)"
+                 R"({"name":"e","exponentialHistogram":{"dataPoints":[{"count":"1"}]}},)"
+                 R"({"name":"g","gauge":{"dataPoints":[{},{}]}},)"
+                 R"({"name":"n"},)"
+                 R"({"name":"s","histogram":{"dataPoints":[{"sum":0,"max":-1.5}]}}]}]}]})");
+}
+
+TEST(OtlpJson, NullAnyValueMembersLeaveTheValueEmpty) {
+  LogsData d;
+  auto err = decode_logs_json(
+      log_json(
+          R"({"body":{"stringValue":null}},{"body":{"intValue":null}},{"body":{"boolValue":null}},)"
+          R"({"body":{"doubleValue":null}},{"body":{"bytesValue":null}},{"body":{"arrayValue":null}},)"
+          R"({"body":{"kvlistValue":null}},{"body":{"arrayValue":{}}},{"body":{"kvlistValue":{"values":null}}})"),
+      d);
+  ASSERT_FALSE(err) << err->to_string();
+  const auto& rs = d.resource_logs[0].scope_logs[0].log_records;
+  ASSERT_EQ(rs.size(), 9u);
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(rs[i].body.kind, ValueKind::Empty) << i;
+  ASSERT_EQ(rs[7].body.kind, ValueKind::Array);  // present but empty: still set
+  EXPECT_TRUE(rs[7].body.array->empty());
+  ASSERT_EQ(rs[8].body.kind, ValueKind::KvList);
+  EXPECT_TRUE(rs[8].body.kvlist->empty());
+}
+
 }  // namespace
 }  // namespace tern::otlp
