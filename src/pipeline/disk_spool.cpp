@@ -80,6 +80,7 @@ ConsumeResult DiskSpool::push(pdata::Signal signal, const void* batch) {
     case queue::PushResult::kClosed:
       return {ConsumeCode::kShutdown, "exporter " + id_ + " is shutting down", {}, 0};
     case queue::PushResult::kError:
+    case queue::PushResult::kTooLarge:
       break;
   }
   write_errors_.fetch_add(1, std::memory_order_relaxed);
@@ -172,6 +173,8 @@ void DiskSpool::collect_metrics(const std::string& l, std::vector<MetricSample>&
       "Corrupt frames skipped at recovery");
   add("tern_exporter_disk_queue_skipped_bytes_total", static_cast<double>(s.skipped_bytes),
       "Bytes skipped while resynchronizing");
+  add("tern_exporter_disk_queue_missing_segments_total", static_cast<double>(s.missing_segments),
+      "Segment files found missing at recovery (deleted behind the queue's back)");
   add("tern_exporter_disk_queue_bad_frames_total", static_cast<double>(bad_frames_.load()),
       "Frames that passed the CRC but could not be decoded");
   add("tern_exporter_disk_queue_full_total", static_cast<double>(refused_full_.load()),

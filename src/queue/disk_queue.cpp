@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -273,7 +274,7 @@ DiskQueue::DiskQueue(DiskQueueOptions o)
     }
     recover();
   } catch (...) {
-    for (int fd : {write_fd_, lock_fd_, dir_fd_}) {
+    for (int fd : {lock_fd_, dir_fd_}) {  // segment files close with segments_
       if (fd >= 0) ::close(fd);
     }
     throw;
@@ -297,10 +298,19 @@ DiskQueue::~DiskQueue() {
     release_segments(lk);
   }
   persist_state();
-  for (int fd : {write_fd_, read_fd_, lock_fd_, dir_fd_}) {
+  // The segment files first: the lock goes last.
+  read_file_.reset();
+  write_file_.reset();
+  sealed_.clear();
+  segments_.clear();
+  for (int fd : {lock_fd_, dir_fd_}) {
     if (fd >= 0) ::close(fd);
   }
   ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_));
+}
+
+DiskQueue::SegFile::~SegFile() {
+  if (fd >= 0) ::close(fd);
 }
 
 std::string DiskQueue::segment_path(std::uint64_t id) const {
@@ -325,35 +335,59 @@ void DiskQueue::recover() {
         fmt::format("disk queue: cannot list directory {}: {}", opts_.directory, ec.message()));
   }
   // Every header first: a newer format anywhere refuses the directory before anything is touched.
-  for (const std::uint64_t id : ids) {
+  // Each segment stays open from here on (Segment::file).
+  std::sort(ids.begin(), ids.end());
+  constexpr std::size_t kMaxOpenAtRecovery = 4096;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::uint64_t id = ids[i];
     const std::string path = segment_path(id);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == EACCES) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     struct stat st {};
     if (fd < 0 || ::fstat(fd, &st) != 0) {
       const int e = errno;
       if (fd >= 0) ::close(fd);
       throw DiskQueueError(fmt::format("disk queue: cannot open segment {}: {}", path, errno_text(e)));
     }
+    auto file = std::make_shared<SegFile>(fd);
     unsigned char h[kHeaderSize];
     const ssize_t n = ::pread(fd, h, kHeaderSize, 0);
-    ::close(fd);
     Segment s;
     s.size = static_cast<std::uint64_t>(st.st_size);
     s.recovered = true;
-    if (n != static_cast<ssize_t>(kHeaderSize) || std::memcmp(h, kSegmentMagic, 8) != 0 ||
-        get32(h + 8) == 0) {
-      s.bad = true;
-    } else if (get32(h + 8) > kFormatVersion) {
+    if (n == static_cast<ssize_t>(kHeaderSize) && std::memcmp(h, kSegmentMagic, 8) == 0 &&
+        get32(h + 8) > kFormatVersion) {
       throw DiskQueueError(fmt::format(
           "disk queue segment {} was written by a newer Tern (format {}); this build reads up to {}", path,
           get32(h + 8), kFormatVersion));
     }
+    // A damaged header (magic or version): the frames behind it are still read, each one is
+    // checked by its lengths and CRC. A foreign file named like a segment has no valid frame:
+    // it is skipped whole (counted and logged).
+    s.bad =
+        n != static_cast<ssize_t>(kHeaderSize) || std::memcmp(h, kSegmentMagic, 8) != 0 || get32(h + 8) == 0;
+    if (s.bad && n > 0) {
+      spdlog::warn(
+          "disk queue: {} has a damaged segment header (bytes {:02x}); reading the valid frames behind it",
+          path, fmt::join(h, h + n, " "));
+    }
+    // Past a few thousand segments (tiny segment_size, huge max_size) the fd limit may run out:
+    // those segments are then opened by path when read.
+    if (i < kMaxOpenAtRecovery) {
+      s.file = std::move(file);
+    } else if (i == kMaxOpenAtRecovery) {
+      spdlog::warn(
+          "disk queue {}: {} segments; only the oldest {} are kept open, the others are opened when read",
+          opts_.directory, ids.size(), kMaxOpenAtRecovery);
+    }
     segments_[id] = s;
   }
 
+  std::optional<std::uint64_t> torn;
   if (!segments_.empty() && segments_.rbegin()->second.size < kHeaderSize) {
     // Created, but the process died before its header was written: nothing was ever in it.
     const auto last = std::prev(segments_.end());
+    torn = last->first;
     spdlog::warn("disk queue: removed {}: a segment whose header was never completed ({} bytes)",
                  segment_path(last->first), last->second.size);
     stats_.truncated_bytes += last->second.size;
@@ -371,6 +405,26 @@ void DiskQueue::recover() {
   while (!segments_.empty() && segments_.begin()->first < start.seg) {
     ::unlink(segment_path(segments_.begin()->first).c_str());
     segments_.erase(segments_.begin());
+  }
+  // Segment numbers are consecutive and only the oldest are ever deleted (once acknowledged):
+  // a gap above the saved frontier is a file deleted or moved behind Tern's back, and the
+  // frames in it are lost. So is the segment the frontier lies in when neither it nor any
+  // later one is left (the segment being written is never deleted).
+  auto missing = [&](std::uint64_t first, std::uint64_t last, std::string_view what) {
+    ++stats_.skipped_frames;
+    stats_.missing_segments += last - first + 1;
+    spdlog::error("disk queue {}: {} {:020}.seg{} missing ({}); the frames not yet delivered in {} are lost",
+                  opts_.directory, first == last ? "segment" : "segments", first,
+                  first == last ? std::string() : fmt::format(" to {:020}.seg", last), what,
+                  first == last ? "it" : "them");
+  };
+  if (state && state->seg > 0 && torn != state->seg &&
+      (segments_.empty() || segments_.rbegin()->first < state->seg)) {
+    missing(state->seg, state->seg, "the saved read position lies in it");
+  }
+  for (auto it = segments_.begin(); it != segments_.end() && std::next(it) != segments_.end(); ++it) {
+    const std::uint64_t next = std::next(it)->first;
+    if (next != it->first + 1) missing(it->first + 1, next - 1, "a gap in the segment numbers");
   }
   if (!segments_.empty() && segments_.begin()->first != start.seg)
     start = {segments_.begin()->first, kHeaderSize};
@@ -396,12 +450,15 @@ void DiskQueue::recover() {
   // Appends go on in the last segment (the scan cut any damaged tail, so it ends on a frame
   // boundary), or in a new one when its header is bad or there is none.
   if (!segments_.empty() && !segments_.rbegin()->second.bad) {
-    const auto& [id, s] = *segments_.rbegin();
+    auto& [id, s] = *segments_.rbegin();
     const std::string path = segment_path(id);
-    write_fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (write_fd_ < 0) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
       throw DiskQueueError(fmt::format("disk queue: cannot open segment {}: {}", path, errno_text(errno)));
     }
+    write_file_ = std::make_shared<SegFile>(fd);
+    write_fd_ = fd;
+    s.file = write_file_;
     write_pos_ = {id, s.size};
   } else {
     write_pos_ = {std::max(segments_.empty() ? 0 : segments_.rbegin()->first, state ? state->seg : 0), 0};
@@ -412,31 +469,41 @@ void DiskQueue::recover() {
   if (segments_.begin()->first == write_pos_.seg && start.seg != write_pos_.seg)
     start = {write_pos_.seg, kHeaderSize};
   cursor_ = start;
-  if (stats_.recovered_frames > 0 || stats_.skipped_bytes > 0 || stats_.truncated_bytes > 0) {
-    spdlog::info("disk queue {}: recovered {} frames in {} segments ({} bytes skipped, {} truncated)",
-                 opts_.directory, stats_.recovered_frames, segments_.size(), stats_.skipped_bytes,
-                 stats_.truncated_bytes);
+  if (stats_.recovered_frames > 0 || stats_.skipped_frames > 0 || stats_.truncated_bytes > 0) {
+    spdlog::info(
+        "disk queue {}: recovered {} frames in {} segments ({} bytes skipped, {} truncated, {} segments "
+        "missing)",
+        opts_.directory, stats_.recovered_frames, segments_.size(), stats_.skipped_bytes,
+        stats_.truncated_bytes, stats_.missing_segments);
   }
 }
 
 void DiskQueue::scan_recovered(std::uint64_t id, std::uint64_t from) {
   Segment& s = segments_[id];
   const std::string path = segment_path(id);
-  if (s.bad) {
-    ++stats_.skipped_frames;
-    stats_.skipped_bytes += s.size;
-    spdlog::warn("disk queue: {} has no valid segment header; skipping its {} bytes (offset 0)", path,
-                 s.size);
-    return;
+  if (from >= s.size && !(s.bad && from <= kHeaderSize)) return;
+  std::shared_ptr<SegFile> file = s.file;
+  if (!file) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+      throw DiskQueueError(fmt::format("disk queue: cannot open segment {}: {}", path, errno_text(errno)));
+    file = std::make_shared<SegFile>(fd);
   }
-  if (from >= s.size) return;
-  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0)
-    throw DiskQueueError(fmt::format("disk queue: cannot open segment {}: {}", path, errno_text(errno)));
+  const int fd = file->fd;
   Window w;
   w.reset(fd);
   FrameView f;
   std::uint64_t p = from;
+  if (s.bad && from <= kHeaderSize) {
+    // The damaged header and whatever follows it up to the first valid frame: one region.
+    std::uint64_t q = std::min(kHeaderSize, s.size);
+    if (q < s.size && !frame_at(w, q, s.size, f)) q = resync(w, q + 1, s.size);
+    ++stats_.skipped_frames;
+    stats_.skipped_bytes += q;
+    spdlog::warn("disk queue: skipped {} bytes (a damaged segment header{}) in {} at offset 0", q,
+                 q > kHeaderSize ? " and corrupt bytes" : "", path);
+    p = q;
+  }
   while (p < s.size) {
     if (frame_at(w, p, s.size, f)) {
       ++stats_.recovered_frames;
@@ -451,6 +518,13 @@ void DiskQueue::scan_recovered(std::uint64_t id, std::uint64_t from) {
       p = q;
       continue;
     }
+    if (s.bad) {
+      // Never appended to: nothing to cut, the rest is skipped as one more corrupt region.
+      ++stats_.skipped_frames;
+      stats_.skipped_bytes += s.size - p;
+      spdlog::warn("disk queue: skipped {} corrupt bytes in {} at offset {}", s.size - p, path, p);
+      break;
+    }
     // No valid frame after p: a write torn by a crash, or a cut file. Cut it so that the file
     // ends on a frame boundary.
     spdlog::warn("disk queue: truncated {} bytes of an incomplete frame at the end of {} (offset {})",
@@ -461,7 +535,6 @@ void DiskQueue::scan_recovered(std::uint64_t id, std::uint64_t from) {
     stats_.truncated_bytes += s.size - p;
     s.size = p;
   }
-  ::close(fd);
 }
 
 bool DiskQueue::rotate_locked(std::string* error) {
@@ -469,7 +542,12 @@ bool DiskQueue::rotate_locked(std::string* error) {
   const std::string path = segment_path(id);
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
-    if (error) *error = fmt::format("disk queue: cannot create segment {}: {}", path, errno_text(errno));
+    const int e = errno;
+    if (check_lost_locked()) {
+      if (error) *error = lost_;
+      return false;
+    }
+    if (error) *error = fmt::format("disk queue: cannot create segment {}: {}", path, errno_text(e));
     return false;
   }
   unsigned char h[kHeaderSize];
@@ -487,15 +565,10 @@ bool DiskQueue::rotate_locked(std::string* error) {
     spdlog::warn("disk queue: fsync of directory {}: {}", opts_.directory, errno_text(errno));
   }
   const bool all_published = published_ >= write_pos_;
-  if (write_fd_ >= 0) {
-    sealed_fds_.push_back(write_fd_);
-    if (opts_.sync == DiskQueueOptions::Sync::kNone && !sync_running_) {
-      for (int s : sealed_fds_) ::close(s);
-      sealed_fds_.clear();
-    }
-  }
+  if (write_file_ && opts_.sync != DiskQueueOptions::Sync::kNone) sealed_.push_back(std::move(write_file_));
+  write_file_ = std::make_shared<SegFile>(fd);
   write_fd_ = fd;
-  segments_[id] = Segment{kHeaderSize, false, false};
+  segments_[id] = Segment{kHeaderSize, false, false, write_file_};
   size_bytes_ += kHeaderSize;
   write_pos_ = {id, kHeaderSize};
   if (all_published) published_ = write_pos_;
@@ -510,26 +583,47 @@ void DiskQueue::run_sync_locked(std::unique_lock<std::mutex>& lk) {
   sync_running_ = true;
   const std::uint64_t target = written_ticket_;
   const Pos target_pos = write_pos_;
-  std::vector<int> sealed;
-  sealed.swap(sealed_fds_);
-  const int fd = write_fd_;
+  std::vector<std::shared_ptr<SegFile>> sealed;
+  sealed.swap(sealed_);
+  const std::shared_ptr<SegFile> file = write_file_;
   lk.unlock();
   std::string err;
   std::uint64_t n = 0;
-  for (const int s : sealed) {
+  for (const auto& s : sealed) {
     ++n;
-    if (::fdatasync(s) != 0 && err.empty()) err = errno_text(errno);
-    ::close(s);
+    if (::fdatasync(s->fd) != 0 && err.empty()) err = errno_text(errno);
   }
-  if (fd >= 0) {
+  // Once per fsync, cheap next to it: a segment deleted under the queue has no link left, and
+  // frames in it would not survive a restart.
+  bool unlinked = false;
+  if (file) {
     ++n;
-    if (::fdatasync(fd) != 0 && err.empty()) err = errno_text(errno);
+    if (::fdatasync(file->fd) != 0 && err.empty()) err = errno_text(errno);
+    struct stat st {};
+    unlinked = ::fstat(file->fd, &st) == 0 && st.st_nlink == 0;
   }
+  sealed.clear();  // closes the files of segments released meanwhile, outside the lock
   lk.lock();
   stats_.fsyncs += n;
-  if (!err.empty()) {
-    sync_error_ = fmt::format("disk queue: fsync in {} failed: {}", opts_.directory, err);
-    spdlog::error("{}", sync_error_);
+  if (unlinked) mark_lost_locked(fmt::format("segment {} was deleted", segment_path(target_pos.seg)));
+  if (!err.empty() || unlinked) {
+    if (unlinked) {
+      sync_error_ = lost_;
+    } else {
+      sync_error_ = fmt::format("disk queue: fsync in {} failed: {}", opts_.directory, err);
+      // One line per failure would flood the log: the first, then one a minute with the count.
+      ++sync_errors_unlogged_;
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= next_sync_error_log_) {
+        if (sync_errors_unlogged_ > 1) {
+          spdlog::error("{} ({} times since the last report)", sync_error_, sync_errors_unlogged_);
+        } else {
+          spdlog::error("{}", sync_error_);
+        }
+        sync_errors_unlogged_ = 0;
+        next_sync_error_log_ = now + std::chrono::seconds(60);
+      }
+    }
     failed_syncs_.emplace_back(synced_ticket_ + 1, target);
     if (failed_syncs_.size() > 64) failed_syncs_.pop_front();
   }
@@ -547,8 +641,11 @@ PushResult DiskQueue::push(std::string_view payload, bool wait, std::string* err
     return PushResult::kError;
   };
   if (payload.size() > kMaxPayload) {
-    return fail(fmt::format("disk queue: a payload of {} bytes exceeds the frame limit of {} bytes",
-                            payload.size(), kMaxPayload));
+    if (error) {
+      *error = fmt::format("disk queue: a payload of {} bytes exceeds the frame limit of {} bytes",
+                           payload.size(), kMaxPayload);
+    }
+    return PushResult::kTooLarge;
   }
   PushScratch& s = push_scratch();
   std::uint32_t flags = 0;
@@ -577,13 +674,17 @@ PushResult DiskQueue::push(std::string_view payload, bool wait, std::string* err
   const struct iovec pieces[3] = {{head, 8}, {const_cast<unsigned char*>(body), len}, {trail, 8}};
   const std::uint64_t bytes = kFrameOverhead + len;
   if (bytes + 2 * kHeaderSize > opts_.max_size) {
-    return fail(
-        fmt::format("disk queue: a frame of {} bytes can never fit in max_size {}", bytes, opts_.max_size));
+    if (error) {
+      *error =
+          fmt::format("disk queue: a frame of {} bytes can never fit in max_size {}", bytes, opts_.max_size);
+    }
+    return PushResult::kTooLarge;
   }
 
   std::unique_lock lk(mu_);
   for (;;) {
     if (closed_) return PushResult::kClosed;
+    if (!lost_.empty()) return fail(lost_);
     const bool roll = write_pos_.off >= opts_.segment_size;
     const std::uint64_t need = bytes + (roll ? kHeaderSize : 0);
     if (size_bytes_ + need <= opts_.max_size) {
@@ -642,15 +743,15 @@ bool DiskQueue::read(Frame& out, std::chrono::milliseconds timeout) {
       if (it->first != cursor_.seg) cursor_ = {it->first, kHeaderSize};
       const Segment& s = it->second;
       const bool complete = cursor_.seg < published_.seg;  // sealed, and all of it published
-      const std::uint64_t limit = s.bad                           ? 0
-                                  : complete                      ? s.size
-                                  : cursor_.seg == published_.seg ? published_.off
-                                                                  : 0;
+      const std::uint64_t limit = complete ? s.size : cursor_.seg == published_.seg ? published_.off : 0;
       if (cursor_.off < limit) {
         const Pos at = cursor_;
         const bool counted = !s.recovered;  // recovered segments were counted and logged at open
+        // The segment's open file, taken (under the lock) when the reader moves to it.
+        std::shared_ptr<SegFile> file;
+        if (!read_file_ || read_fd_seg_ != at.seg) file = s.file;
         lk.unlock();
-        const ReadResult r = read_at(at.seg, at.off, limit, counted, out.payload);
+        const ReadResult r = read_at(at.seg, at.off, limit, counted, std::move(file), out.payload);
         lk.lock();
         stats_.skipped_frames += r.skipped_frames;
         stats_.skipped_bytes += r.skipped_bytes;
@@ -664,7 +765,7 @@ bool DiskQueue::read(Frame& out, std::chrono::milliseconds timeout) {
         cursor_ = {at.seg, r.end};
         continue;
       }
-      if (complete || (s.bad && cursor_.seg < write_pos_.seg)) {
+      if (complete) {
         auto next = std::next(it);
         if (next != segments_.end()) {
           cursor_ = {next->first, kHeaderSize};
@@ -678,16 +779,20 @@ bool DiskQueue::read(Frame& out, std::chrono::milliseconds timeout) {
 }
 
 DiskQueue::ReadResult DiskQueue::read_at(std::uint64_t seg, std::uint64_t off, std::uint64_t limit,
-                                         bool counted, std::string& payload) {
+                                         bool counted, std::shared_ptr<SegFile> file, std::string& payload) {
   ReadResult r;
   // Only formatted when needed: the common path reads a frame without allocating.
   const auto path = [&] { return segment_path(seg); };
-  if (read_fd_ < 0 || read_fd_seg_ != seg) {
-    if (read_fd_ >= 0) ::close(read_fd_);
-    read_fd_ = ::open(path().c_str(), O_RDONLY | O_CLOEXEC);
+  if (!read_file_ || read_fd_seg_ != seg) {
+    read_file_ = std::move(file);
     read_fd_seg_ = seg;
-    window_->reset(read_fd_);
-    if (read_fd_ < 0) {
+    if (!read_file_) {
+      // Not kept open (see recover): opened by path, once for the segment.
+      const int fd = ::open(path().c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd >= 0) read_file_ = std::make_shared<SegFile>(fd);
+    }
+    window_->reset(read_file_ ? read_file_->fd : -1);
+    if (!read_file_) {
       const int e = errno;
       spdlog::error("disk queue: cannot open segment {}: {}; skipping {} bytes", path(), errno_text(e),
                     limit - off);
@@ -749,7 +854,7 @@ std::pair<DiskQueue::Pos, std::uint64_t> DiskQueue::frontier_locked() const {
       f = {it->first, kHeaderSize};
       continue;
     }
-    if (f.seg < write_pos_.seg && (it->second.bad || f.off >= it->second.size)) {
+    if (f.seg < write_pos_.seg && f.off >= it->second.size) {
       auto next = std::next(it);
       if (next == segments_.end()) break;
       f = {next->first, kHeaderSize};
@@ -774,26 +879,50 @@ void DiskQueue::ack(std::uint64_t seq) {
   release_segments(lk);
 }
 
+// True when the directory or the segment being written was deleted (no link left): frames
+// written now would be read back in this process but lost by a restart. Sticky.
+bool DiskQueue::check_lost_locked() {
+  if (!lost_.empty()) return true;
+  struct stat st {};
+  if (write_fd_ >= 0 && ::fstat(write_fd_, &st) == 0 && st.st_nlink == 0) {
+    mark_lost_locked(fmt::format("segment {} was deleted", segment_path(write_pos_.seg)));
+  } else if (::fstat(dir_fd_, &st) == 0 && st.st_nlink == 0) {
+    mark_lost_locked("the directory was deleted");
+  }
+  return !lost_.empty();
+}
+
+void DiskQueue::mark_lost_locked(const std::string& why) {
+  if (!lost_.empty()) return;
+  lost_ = fmt::format(
+      "disk queue directory {} was deleted while in use ({}): new data is refused, it would not survive a "
+      "restart; the frames already queued are still delivered. Restart Tern to create the queue again",
+      opts_.directory, why);
+  spdlog::error("{}", lost_);
+}
+
 // Deletes segments entirely below the frontier. The state file may still point into one of
 // them after a crash: recovery then starts at the next segment that exists.
 void DiskQueue::release_segments(std::unique_lock<std::mutex>& lk) {
   const Pos f = frontier_locked().first;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> gone;
+  std::vector<std::tuple<std::uint64_t, std::uint64_t, std::shared_ptr<SegFile>>> gone;
   while (!segments_.empty() && segments_.begin()->first < f.seg &&
          segments_.begin()->first < write_pos_.seg) {
-    gone.emplace_back(segments_.begin()->first, segments_.begin()->second.size);
+    gone.emplace_back(segments_.begin()->first, segments_.begin()->second.size,
+                      std::move(segments_.begin()->second.file));
     segments_.erase(segments_.begin());
   }
   if (gone.empty()) return;
   lk.unlock();
-  for (const auto& [id, size] : gone) {
+  for (auto& [id, size, file] : gone) {
     const std::string path = segment_path(id);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
       spdlog::warn("disk queue: cannot delete {}: {}", path, errno_text(errno));
     }
+    file.reset();  // closed here unless the reader or a pending fsync still holds it
   }
   lk.lock();
-  for (const auto& [id, size] : gone) size_bytes_ -= size;
+  for (const auto& [id, size, file] : gone) size_bytes_ -= size;
   space_cv_.notify_all();
 }
 
@@ -804,6 +933,7 @@ void DiskQueue::persist_state() {
   std::uint64_t seq = 0;
   {
     std::lock_guard lk(mu_);
+    if (!lost_.empty()) return;  // the directory is gone: nothing to write the state into
     std::tie(f, seq) = frontier_locked();
   }
   if (f == persisted_pos_ && seq == persisted_seq_) return;
@@ -846,8 +976,12 @@ void DiskQueue::background() {
     const auto now = clock::now();
     if (interval && now >= next_sync) {
       std::unique_lock lk(mu_);
-      if (!sync_running_ && (written_ticket_ > synced_ticket_ || !sealed_fds_.empty())) run_sync_locked(lk);
+      if (!sync_running_ && (written_ticket_ > synced_ticket_ || !sealed_.empty())) run_sync_locked(lk);
       next_sync = now + opts_.sync_interval;
+    }
+    {
+      std::lock_guard lk(mu_);
+      check_lost_locked();  // within state_interval for every sync mode (kBatch: also per fsync)
     }
     if (now >= next_state) {
       persist_state();

@@ -47,13 +47,16 @@ struct DiskQueueStats {
   std::uint64_t frames_read = 0, frames_acked = 0;
   std::uint64_t fsyncs = 0;
   std::uint64_t skipped_frames = 0, skipped_bytes = 0;  // corrupt regions skipped (one per region)
+  std::uint64_t missing_segments = 0;                   // segment files found missing at open (gaps)
   std::uint64_t truncated_bytes = 0;                    // invalid segment tails cut at open
   std::uint64_t recovered_frames = 0;                   // valid unacknowledged frames found at open
   std::uint64_t segments = 0, size_bytes = 0;           // now
   std::uint64_t pending_frames = 0;                     // on disk, not yet acknowledged
 };
 
-enum class PushResult { kOk, kFull, kClosed, kError };
+// kError: an I/O error (ENOSPC, the directory deleted, ...): retrying later may succeed.
+// kTooLarge: the frame can never fit (max_size, or the frame limit): retrying cannot help.
+enum class PushResult { kOk, kFull, kClosed, kError, kTooLarge };
 
 class DiskQueue {
  public:
@@ -66,8 +69,10 @@ class DiskQueue {
 
   // Appends one frame. kOk once it is on disk as `sync` promises (kBatch: fsynced). When it
   // does not fit in max_size: wait=true blocks until acks free space (or close), wait=false
-  // gives kFull. kError (with `error`) on I/O errors such as ENOSPC, or a frame larger than
-  // max_size could ever hold. kClosed after close().
+  // gives kFull. kError (with `error`) on I/O errors such as ENOSPC, or once the queue's
+  // directory or segment was deleted under it (new frames would not survive a restart; the
+  // frames already queued are still read, through the open files). kTooLarge (with `error`)
+  // for a frame larger than max_size could ever hold. kClosed after close().
   PushResult push(std::string_view payload, bool wait, std::string* error = nullptr);
 
   // One reader: the next frame not yet read in this process, in order. Blocks up to
@@ -92,10 +97,21 @@ class DiskQueue {
     std::uint64_t seg = 0, off = 0;
     auto operator<=>(const Pos&) const = default;
   };
+  // One open segment file. Each segment keeps its file open from creation (or open) to its
+  // deletion, and the reader reads through it: what was written stays readable even when the
+  // path is gone. Shared: the group-commit leader and the reader use it outside the lock.
+  struct SegFile {
+    explicit SegFile(int f) : fd(f) {}
+    ~SegFile();
+    SegFile(const SegFile&) = delete;
+    SegFile& operator=(const SegFile&) = delete;
+    const int fd;
+  };
   struct Segment {
     std::uint64_t size = 0;  // bytes in the file (valid: written or recovered)
-    bool bad = false;        // unusable header: skipped whole
+    bool bad = false;        // damaged header: its frames are read, it is never appended to
     bool recovered = false;  // validated at open: corruption already counted and logged
+    std::shared_ptr<SegFile> file;  // null only if it could not be kept open (EMFILE): opened by path
   };
   struct Inflight {
     std::uint64_t seq;
@@ -130,10 +146,12 @@ class DiskQueue {
   void run_sync_locked(std::unique_lock<std::mutex>& lk);
   std::pair<Pos, std::uint64_t> frontier_locked() const;
   void release_segments(std::unique_lock<std::mutex>& lk);
+  bool check_lost_locked();
+  void mark_lost_locked(const std::string& why);
   void persist_state();
   void background();
   ReadResult read_at(std::uint64_t seg, std::uint64_t off, std::uint64_t limit, bool counted,
-                     std::string& payload);
+                     std::shared_ptr<SegFile> file, std::string& payload);
 
   const DiskQueueOptions opts_;
   int lock_fd_ = -1;  // flock: one process per directory
@@ -148,13 +166,18 @@ class DiskQueue {
   bool closed_ = false;
 
   // Writer (under mu_).
-  int write_fd_ = -1;
+  int write_fd_ = -1;  // write_file_->fd
+  std::shared_ptr<SegFile> write_file_;
   Pos write_pos_;
-  std::vector<int> sealed_fds_;  // older segments' fds, closed after their last fsync
+  std::vector<std::shared_ptr<SegFile>> sealed_;  // older segments not yet fsynced since sealed
+  // Set once the directory or the segment being written is found deleted: new frames are refused.
+  std::string lost_;
   std::uint64_t written_ticket_ = 0, synced_ticket_ = 0;
   bool sync_running_ = false;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> failed_syncs_;  // ticket ranges
   std::string sync_error_;
+  std::uint64_t sync_errors_unlogged_ = 0;  // fsync failures since the last log line
+  std::chrono::steady_clock::time_point next_sync_error_log_{};
   Pos published_;  // the reader may read up to here (kBatch: only what is fsynced)
 
   // Reader position and frames read but not acknowledged (under mu_).
@@ -163,7 +186,7 @@ class DiskQueue {
   InflightRing inflight_;
 
   // Reader-only I/O state (the one reader thread; no lock).
-  int read_fd_ = -1;
+  std::shared_ptr<SegFile> read_file_;
   std::uint64_t read_fd_seg_ = 0;
   std::unique_ptr<Window> window_;
   void* dctx_ = nullptr;  // ZSTD_DCtx

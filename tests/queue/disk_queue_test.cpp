@@ -407,6 +407,104 @@ TEST(DiskQueue, TruncatedMiddleSegmentLosesOnlyItsCutFrames) {
   EXPECT_EQ(fs::file_size(segs[1]), kHeader + 2 * frame);
 }
 
+// A segment deleted behind the queue's back (a gap in the numbers) is reported and counted.
+TEST(DiskQueue, MissingMiddleSegmentIsCountedAndTheOthersDelivered) {
+  TempDir tmp;
+  const std::string qdir = tmp.path() + "/q";
+  const std::uint64_t frame = kOverhead + 100;
+  {
+    DiskQueue q(options(tmp.path(), 1024));
+    push_all(q, 0, 40);
+  }
+  const auto segs = segment_files(qdir);
+  ASSERT_GE(segs.size(), 4u);
+  const std::uint64_t per_segment = (fs::file_size(segs[0]) - kHeader) / frame;
+  fs::remove(segs[1]);
+  fs::remove(segs[2]);
+  DiskQueue q(options(tmp.path(), 1024));
+  std::vector<int> expected;
+  for (int i = 0; i < 40; ++i) {
+    const auto in = static_cast<std::uint64_t>(i) / per_segment;
+    if (in != 1 && in != 2) expected.push_back(i);
+  }
+  EXPECT_EQ(numbers(drain(q)), expected);
+  EXPECT_EQ(q.stats().missing_segments, 2u);
+  EXPECT_EQ(q.stats().skipped_frames, 1u);  // one region
+}
+
+TEST(DiskQueue, MissingSegmentOfTheSavedPositionIsCounted) {
+  TempDir tmp;
+  const std::string qdir = tmp.path() + "/q";
+  {
+    DiskQueue q(options(tmp.path(), 1024));
+    push_all(q, 0, 40);
+    DiskQueue::Frame f;
+    for (int i = 0; i < 12; ++i) {  // into the second segment
+      ASSERT_TRUE(q.read(f, 1s));
+      q.ack(f.seq);
+    }
+  }
+  auto segs = segment_files(qdir);
+  for (const auto& p : segs) fs::remove(p);  // the acked first one is gone already
+  DiskQueue q(options(tmp.path(), 1024));
+  EXPECT_TRUE(drain(q, 20ms).empty());
+  EXPECT_EQ(q.stats().missing_segments, 1u);
+  EXPECT_EQ(q.stats().skipped_frames, 1u);
+  // A restart of an intact queue reports nothing.
+  push_all(q, 100, 110);
+  for (const auto& f : drain(q)) q.ack(f.seq);
+}
+
+// A damaged segment header no longer costs the frames behind it: each frame carries its own
+// lengths and CRC. Only the header's bytes are skipped (counted, logged); the segment is never
+// appended to again (a damaged last segment gets a new one after it).
+TEST(DiskQueue, DamagedSegmentHeaderSkipsOnlyTheHeader) {
+  TempDir tmp;
+  const std::string qdir = tmp.path() + "/q";
+  {
+    DiskQueue q(options(tmp.path(), 1024));
+    push_all(q, 0, 40);
+  }
+  const auto segs = segment_files(qdir);
+  ASSERT_GE(segs.size(), 4u);
+  write_at(segs[1], 0, "X");                         // magic
+  write_at(segs[2], 8, std::string("\0\0\0\0", 4));  // version 0
+  write_at(segs.back(), 3, "?");                     // the last one, appended to until now
+  {
+    DiskQueue q(options(tmp.path(), 1024));
+    EXPECT_EQ(numbers(drain(q)), range(0, 40));
+    EXPECT_EQ(q.stats().skipped_frames, 3u);
+    EXPECT_EQ(q.stats().skipped_bytes, 3 * kHeader);
+    EXPECT_EQ(q.stats().recovered_frames, 40u);
+    push_all(q, 40, 50);  // into a new segment
+  }
+  EXPECT_GT(segment_files(qdir).size(), segs.size());
+  DiskQueue q(options(tmp.path(), 1024));
+  const auto frames = drain(q);
+  EXPECT_EQ(numbers(frames), range(0, 50));
+  for (const auto& f : frames) q.ack(f.seq);
+  EXPECT_EQ(q.stats().segments, 1u);  // the damaged ones are deleted once acknowledged
+}
+
+// A file named like a segment without one valid frame (foreign, or all zeros) is skipped whole.
+TEST(DiskQueue, ForeignFileNamedLikeASegmentIsSkippedWhole) {
+  TempDir tmp;
+  const std::string qdir = tmp.path() + "/q";
+  {
+    DiskQueue q(options(tmp.path(), 1024));
+    push_all(q, 0, 20);
+  }
+  auto segs = segment_files(qdir);
+  const std::string text(3000, 'z');
+  std::ofstream(segs[1], std::ios::trunc) << text;
+  DiskQueue q(options(tmp.path(), 1024));
+  const auto got = numbers(drain(q));
+  EXPECT_FALSE(got.empty());
+  EXPECT_EQ(q.stats().skipped_frames, 1u);
+  EXPECT_EQ(q.stats().skipped_bytes, text.size());
+  EXPECT_EQ(fs::file_size(segs[1]), text.size());  // not truncated: never written to
+}
+
 TEST(DiskQueue, ZeroedSegmentIsSkippedWhole) {
   TempDir tmp;
   const std::string qdir = tmp.path() + "/q";
@@ -576,8 +674,52 @@ TEST(DiskQueue, FrameLargerThanTheQueueIsAnError) {
   o.max_size = 4096;
   DiskQueue q(o);
   std::string error;
-  EXPECT_EQ(q.push(std::string(5000, 'x'), true, &error), PushResult::kError);
+  // kTooLarge, not kError: retrying cannot help (an I/O error such as ENOSPC may pass).
+  EXPECT_EQ(q.push(std::string(5000, 'x'), true, &error), PushResult::kTooLarge);
   EXPECT_NE(error.find("can never fit"), std::string::npos) << error;
+  EXPECT_EQ(q.push(std::string(1000, 'x'), false, &error), PushResult::kOk);
+}
+
+// The queue directory deleted under a running queue (rm -rf): every frame pushed before is
+// still read, through the segments' open files, even those of sealed segments not reached
+// yet; pushes from then on are refused with a clear error rather than acknowledged into files
+// that a restart would not find.
+TEST(DiskQueue, DeletedDirectoryStillDeliversQueuedFramesAndRefusesNewOnes) {
+  for (const Sync sync : {Sync::kBatch, Sync::kNone}) {
+    SCOPED_TRACE(sync == Sync::kBatch ? "sync batch" : "sync none");
+    TempDir tmp;
+    auto o = options(tmp.path(), 1024, sync);
+    o.state_interval = 10ms;
+    DiskQueue q(o);
+    push_all(q, 0, 40);  // 5 segments
+    DiskQueue::Frame f;
+    ASSERT_TRUE(q.read(f, 1s));
+    q.ack(f.seq);
+    fs::remove_all(o.directory);
+    std::string error;
+    PushResult r = PushResult::kOk;
+    // kBatch: the push's own fsync notices; kNone: the background check, within state_interval.
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    int accepted = 0;
+    while ((r = q.push(payload(1000 + accepted), false, &error)) == PushResult::kOk &&
+           std::chrono::steady_clock::now() < deadline) {
+      ++accepted;
+      std::this_thread::sleep_for(5ms);
+    }
+    EXPECT_EQ(r, PushResult::kError);
+    EXPECT_NE(error.find("was deleted"), std::string::npos) << error;
+    if (sync == Sync::kBatch) {
+      EXPECT_EQ(accepted, 0);
+    }
+    EXPECT_EQ(q.push(payload(2000), false, &error), PushResult::kError);  // sticky
+    auto got = numbers(drain(q));
+    // Frames refused (or accepted just before the check) after the deletion may follow: they
+    // were written; the ones acknowledged before it must all be there, in order.
+    ASSERT_GE(got.size(), 39u);
+    got.resize(39);
+    EXPECT_EQ(got, range(1, 40));
+    EXPECT_EQ(q.stats().skipped_frames, 0u);
+  }
 }
 
 TEST(DiskQueue, ConcurrentPushersShareFsyncsAndEveryFrameArrivesOnce) {
