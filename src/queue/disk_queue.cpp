@@ -635,7 +635,8 @@ void DiskQueue::run_sync_locked(std::unique_lock<std::mutex>& lk) {
   data_cv_.notify_all();
 }
 
-PushResult DiskQueue::push(std::string_view payload, bool wait, std::string* error) {
+PushResult DiskQueue::push(std::string_view payload, std::chrono::steady_clock::time_point deadline,
+                           std::string* error) {
   auto fail = [&](std::string msg) {
     if (error) *error = std::move(msg);
     return PushResult::kError;
@@ -693,15 +694,21 @@ PushResult DiskQueue::push(std::string_view payload, bool wait, std::string* err
       break;
     }
     // Full. The segment being written cannot be deleted while it grows: start a new one so
-    // that it can go as soon as its frames are acknowledged.
-    if (!roll && write_pos_.off > kHeaderSize && size_bytes_ + kHeaderSize <= opts_.max_size) {
+    // that it can go as soon as its frames are acknowledged. Also when it is due to roll
+    // anyway: otherwise a full segment whose frames are all acknowledged stays, and a frame
+    // that needs its space waits for ever.
+    if (write_pos_.off > kHeaderSize && size_bytes_ + kHeaderSize <= opts_.max_size) {
       std::string msg;
       if (!rotate_locked(&msg)) return fail(msg);
       release_segments(lk);
       continue;
     }
-    if (!wait) return PushResult::kFull;
-    space_cv_.wait(lk);
+    if (deadline == std::chrono::steady_clock::time_point::max()) {
+      space_cv_.wait(lk);
+    } else if (deadline == std::chrono::steady_clock::time_point{} ||
+               space_cv_.wait_until(lk, deadline) == std::cv_status::timeout) {
+      return PushResult::kFull;
+    }
   }
   if (const int e = pwritev_all(write_fd_, pieces, write_pos_.off)) {
     // Cut the partial frame (if this fails too, the next frame overwrites it; the next open truncates it).

@@ -73,7 +73,14 @@ class DiskQueue {
   // directory or segment was deleted under it (new frames would not survive a restart; the
   // frames already queued are still read, through the open files). kTooLarge (with `error`)
   // for a frame larger than max_size could ever hold. kClosed after close().
-  PushResult push(std::string_view payload, bool wait, std::string* error = nullptr);
+  PushResult push(std::string_view payload, bool wait, std::string* error = nullptr) {
+    return push(payload,
+                wait ? std::chrono::steady_clock::time_point::max() : std::chrono::steady_clock::time_point{},
+                error);
+  }
+  // As push, waiting for space until `deadline` at most (then kFull).
+  PushResult push(std::string_view payload, std::chrono::steady_clock::time_point deadline,
+                  std::string* error = nullptr);
 
   // One reader: the next frame not yet read in this process, in order. Blocks up to
   // `timeout`; false on timeout, or when closed and everything written has been read.

@@ -656,6 +656,22 @@ TEST(DiskQueue, FullQueueRefusesWithoutWaitAndBlocksWithWaitUntilAcked) {
   EXPECT_LE(q.stats().size_bytes, 4096u);
 }
 
+// A full queue whose segment being written is due to roll and fully acknowledged: the push
+// starts the next segment so that the old one goes (it used to wait for ever).
+TEST(DiskQueue, FullQueueRollsAnAcknowledgedFullSegmentToMakeRoom) {
+  TempDir tmp;
+  auto o = options(tmp.path(), 1024);
+  o.max_size = 4096;
+  DiskQueue q(o);
+  ASSERT_EQ(q.push(std::string(3000, 'a'), false), PushResult::kOk);
+  DiskQueue::Frame f;
+  ASSERT_TRUE(q.read(f, 1s));
+  q.ack(f.seq);
+  EXPECT_EQ(q.push(std::string(3000, 'b'), std::chrono::steady_clock::now() + 2s), PushResult::kOk);
+  ASSERT_TRUE(q.read(f, 1s));
+  EXPECT_EQ(f.payload, std::string(3000, 'b'));
+}
+
 TEST(DiskQueue, CloseWakesABlockedPusher) {
   TempDir tmp;
   auto o = options(tmp.path(), 1024);
