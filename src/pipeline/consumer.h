@@ -18,11 +18,12 @@
 namespace tern::pipeline {
 
 enum class ConsumeCode {
-  kOk,          // queued (partially, if `rejected` > 0: those items were dropped as invalid)
-  kRetryLater,  // back-pressure (queue full, memory limit): the client should retry
+  kOk,           // queued (partially, if `rejected` > 0: those items were dropped as invalid)
+  kRetryLater,   // back-pressure (queue full, memory limit): the client should retry
   kUnavailable,  // the exporter cannot take data now (disk queue full or failing): retry later
-  kInvalid,     // the data itself cannot be accepted; retrying will not help
-  kShutdown,    // the pipeline is stopping
+  kInvalid,      // the data itself cannot be accepted; retrying will not help
+  kTooLarge,     // an item is larger than the queue can ever hold (disk max_size); retrying will not help
+  kShutdown,     // the pipeline is stopping
 };
 
 struct ConsumeResult {

@@ -2,7 +2,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
 #include "otlp/proto_codec.h"
+#include "otlp/proto_split.h"
 #include "queue/disk_queue.h"
 
 namespace tern::pipeline {
@@ -22,6 +29,9 @@ queue::DiskQueueOptions disk_queue_options(const config::ElasticsearchExporterCo
 }
 
 namespace {
+
+// How long the parts of a split batch wait for space, in all (the receiver's thread waits).
+constexpr std::chrono::seconds kSplitWait{5};
 
 // Frame payload: one signal byte, then the export request in OTLP protobuf.
 void encode_frame(pdata::Signal signal, const void* batch, std::string& out) {
@@ -70,7 +80,76 @@ ConsumeResult DiskSpool::push(pdata::Signal signal, const void* batch) {
   thread_local std::string frame;  // each producer thread reuses its own frame buffer
   encode_frame(signal, batch, frame);
   std::string error;
-  switch (disk_->push(frame, /*wait=*/false, &error)) {
+  const queue::PushResult r = disk_->push(frame, /*wait=*/false, &error);
+  if (r == queue::PushResult::kTooLarge) return push_split(signal, frame, std::move(error));
+  return answer(r, error);
+}
+
+// Pushes the items of `frame` in frames that fit: halves of the batch, recursively, re-cut
+// from its protobuf bytes (no decoding). An item alone that still does not fit is dropped
+// and counted. A push that fails otherwise (full, I/O error) ends it with that answer: the
+// client retries the whole batch, and the parts already queued are delivered twice (at
+// least once).
+ConsumeResult DiskSpool::push_split(pdata::Signal signal, std::string_view frame, std::string error) {
+  const std::string_view request = frame.substr(1);
+  const std::uint64_t total = otlp::count_items(signal, request).value_or(0);
+  std::uint64_t dropped = 0;
+  std::optional<ConsumeResult> failed;
+  std::string part;
+  // The parts together may exceed max_size: after the first, a part waits (a bounded time)
+  // for the parts before it to be delivered and free their space.
+  bool first = true;
+  const auto deadline = std::chrono::steady_clock::now() + kSplitWait;
+  auto split = [&](auto& self, std::uint64_t lo, std::uint64_t hi) -> bool {
+    if (hi - lo <= 1) {
+      dropped += hi - lo;
+      return true;
+    }
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    for (const auto& [a, b] : {std::pair{lo, mid}, std::pair{mid, hi}}) {
+      part.assign(1, frame[0]);
+      if (!otlp::slice_items(signal, request, a, b, part)) {  // our own encoding: cannot happen
+        dropped += b - a;
+        continue;
+      }
+      std::string err;
+      const queue::PushResult r =
+          disk_->push(part, first ? std::chrono::steady_clock::time_point{} : deadline, &err);
+      if (r == queue::PushResult::kOk) {
+        first = false;
+        continue;
+      }
+      if (r == queue::PushResult::kTooLarge) {
+        error = std::move(err);
+        if (!self(self, a, b)) return false;
+        continue;
+      }
+      failed = answer(r, err);
+      return false;
+    }
+    return true;
+  };
+  if (total <= 1) {
+    dropped = std::max<std::uint64_t>(total, 1);
+  } else {
+    split_batches_.fetch_add(1, std::memory_order_relaxed);
+    if (!split(split, 0, total)) return *failed;
+  }
+  if (dropped == 0) return ConsumeResult::ok();
+  too_large_items_.fetch_add(dropped, std::memory_order_relaxed);
+  std::string msg = fmt::format("{} of {} {} can never fit in the disk queue of exporter {}: {}", dropped,
+                                std::max<std::uint64_t>(total, 1), pdata::item_name(signal), id_, error);
+  std::uint64_t suppressed = 0;
+  if (too_large_log_.allow(suppressed)) {
+    spdlog::warn("exporter {}: {}{}", id_, msg,
+                 suppressed ? fmt::format(" ({} more since the last report)", suppressed) : std::string());
+  }
+  if (dropped >= total) return {ConsumeCode::kTooLarge, std::move(msg), {}, 0};
+  return {ConsumeCode::kOk, std::move(msg), {}, dropped};
+}
+
+ConsumeResult DiskSpool::answer(queue::PushResult r, const std::string& error) {
+  switch (r) {
     case queue::PushResult::kOk:
       return ConsumeResult::ok();
     case queue::PushResult::kFull:
@@ -80,11 +159,16 @@ ConsumeResult DiskSpool::push(pdata::Signal signal, const void* batch) {
     case queue::PushResult::kClosed:
       return {ConsumeCode::kShutdown, "exporter " + id_ + " is shutting down", {}, 0};
     case queue::PushResult::kError:
-    case queue::PushResult::kTooLarge:
+    case queue::PushResult::kTooLarge:  // split by push_split; here only from a failed split
       break;
   }
   write_errors_.fetch_add(1, std::memory_order_relaxed);
-  spdlog::error("exporter {}: disk queue write failed: {}", id_, error);
+  std::uint64_t suppressed = 0;
+  if (write_error_log_.allow(suppressed)) {  // one line per failed request would flood the log
+    spdlog::error("exporter {}: disk queue write failed: {}{}", id_, error,
+                  suppressed ? fmt::format(" ({} more failed writes since the last report)", suppressed)
+                             : std::string());
+  }
   return {ConsumeCode::kUnavailable, "disk queue of exporter " + id_ + " cannot write: " + error,
           std::chrono::seconds(5), 0};
 }
@@ -181,6 +265,10 @@ void DiskSpool::collect_metrics(const std::string& l, std::vector<MetricSample>&
       "Batches refused because the disk queue was full");
   add("tern_exporter_disk_queue_write_errors_total", static_cast<double>(write_errors_.load()),
       "Batches refused because the write failed");
+  add("tern_exporter_disk_queue_split_batches_total", static_cast<double>(split_batches_.load()),
+      "Batches too large for max_size, split into smaller frames");
+  add("tern_exporter_disk_queue_too_large_items_total", static_cast<double>(too_large_items_.load()),
+      "Items refused because alone they can never fit in max_size");
 }
 
 }  // namespace tern::pipeline

@@ -23,6 +23,7 @@
 #include "pipeline/consumer.h"
 #include "pipeline/exporter_stage.h"
 #include "queue/disk_queue.h"
+#include "queue/log_limit.h"
 #include "queue/memory_queue.h"
 
 namespace tern::pipeline {
@@ -44,7 +45,10 @@ class DiskSpool {
   ~DiskSpool();
 
   // Writes the batch as one frame. kOk once it is durably queued; kUnavailable when the
-  // queue is full (max_size) or the write failed.
+  // queue is full (max_size) or the write failed (ENOSPC, the directory deleted, ...). A
+  // batch too large for max_size is split by items into frames that fit (halves,
+  // recursively); items that can never fit alone are refused: kTooLarge when that is all of
+  // them, else kOk with `rejected` (partial success).
   ConsumeResult push(pdata::Signal signal, const void* batch);
 
   void start();  // the reader loop
@@ -53,6 +57,8 @@ class DiskSpool {
 
  private:
   void reader_loop();
+  ConsumeResult answer(queue::PushResult r, const std::string& error);
+  ConsumeResult push_split(pdata::Signal signal, std::string_view frame, std::string error);
 
   std::string id_;
   queue::MemoryQueue& out_;
@@ -61,6 +67,8 @@ class DiskSpool {
   std::thread reader_;
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> bad_frames_{0}, refused_full_{0}, write_errors_{0}, unsettled_{0};
+  std::atomic<std::uint64_t> split_batches_{0}, too_large_items_{0};
+  queue::LogLimit write_error_log_, too_large_log_;
 };
 
 }  // namespace tern::pipeline

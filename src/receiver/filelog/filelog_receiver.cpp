@@ -709,9 +709,14 @@ struct FilelogReceiver::Impl {
           // settle before the batch is known to be accepted.
           tracker->accepted(seq, attempt);
           Counters::inc(counters.batches_sent);
+          if (r.rejected > 0) {
+            spdlog::warn("filelog {}: the pipeline dropped {} of {} records: {}", id, r.rejected,
+                         data->record_count(), r.message);
+          }
           maybe_persist();
           return true;
         case pipeline::ConsumeCode::kInvalid:
+        case pipeline::ConsumeCode::kTooLarge:  // never fits: retrying would stall the file for ever
           Counters::inc(counters.batches_invalid);
           spdlog::warn("filelog {}: the pipeline refused {} records as invalid: {}", id, data->record_count(),
                        r.message);

@@ -105,6 +105,10 @@ ExportOutcome run(Signal signal, Encoding encoding, std::string body, pipeline::
       out.kind = Kind::kBadData;
       out.message = r.message.empty() ? "data refused as invalid" : std::move(r.message);
       break;
+    case pipeline::ConsumeCode::kTooLarge:
+      out.kind = Kind::kTooLarge;
+      out.message = r.message.empty() ? "data too large for the queue" : std::move(r.message);
+      break;
     case pipeline::ConsumeCode::kShutdown:
       out.kind = Kind::kShutdown;
       out.message = r.message.empty() ? "pipeline is shutting down" : std::move(r.message);

@@ -32,12 +32,13 @@ inline constexpr int kUnavailable = 14;
 
 struct ExportOutcome {
   enum class Kind {
-    kOk,          // queued; `rejected` items of it were dropped (partial success)
-    kBadData,     // undecodable payload, or the pipeline called the data invalid: do not retry
-    kRetryLater,  // back-pressure: retry after `retry_after`
-    kShutdown,    // the pipeline is stopping: retry elsewhere / later
-    kUnavailable, // the pipeline cannot store data now (disk queue full): retry after `retry_after`
-    kInternal,    // a bug or resource failure on our side
+    kOk,           // queued; `rejected` items of it were dropped (partial success)
+    kBadData,      // undecodable payload, or the pipeline called the data invalid: do not retry
+    kTooLarge,     // the data can never fit in the queue (disk max_size): do not retry (HTTP 413)
+    kRetryLater,   // back-pressure: retry after `retry_after`
+    kShutdown,     // the pipeline is stopping: retry elsewhere / later
+    kUnavailable,  // the pipeline cannot store data now (disk queue full): retry after `retry_after`
+    kInternal,     // a bug or resource failure on our side
   };
   Kind kind = Kind::kOk;
   std::uint64_t items = 0;     // items in the request (0 when it could not be decoded)

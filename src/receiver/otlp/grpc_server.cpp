@@ -180,6 +180,7 @@ struct OtlpGrpcServer::Impl {
         return;
       }
       case Kind::kBadData:
+      case Kind::kTooLarge:  // not retryable
         finish_with(call, grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, out.message));
         return;
       case Kind::kRetryLater:

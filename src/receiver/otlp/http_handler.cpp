@@ -197,6 +197,8 @@ net::HttpResponse OtlpHttpHandler::handle(net::HttpRequest& req) {
       }
       case Kind::kBadData:
         return error_response(400, rpc_code::kInvalidArgument, out.message, wire);
+      case Kind::kTooLarge:  // not retryable (OTLP/HTTP clients retry 429, 502, 503, 504 only)
+        return error_response(413, rpc_code::kInvalidArgument, out.message, wire);
       case Kind::kRetryLater: {
         // OTLP/HTTP throttling: 429 + Retry-After (clients retry 429, 502, 503, 504).
         auto r = error_response(429, rpc_code::kResourceExhausted, out.message, wire);

@@ -168,6 +168,13 @@ TEST_F(OtlpGrpcTest, ConsumerInvalidIsInvalidArgument) {
   EXPECT_EQ(r.status.error_message(), "no thanks");
 }
 
+TEST_F(OtlpGrpcTest, ConsumerTooLargeIsInvalidArgument) {
+  consumer_.mode = RecordingConsumer::Mode::kTooLarge;
+  auto r = call(kLogs, logs_proto());
+  EXPECT_EQ(r.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(r.status.error_message(), "can never fit");
+}
+
 TEST_F(OtlpGrpcTest, PartialSuccess) {
   consumer_.mode = RecordingConsumer::Mode::kPartial;
   std::string traces;

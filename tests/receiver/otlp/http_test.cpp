@@ -406,6 +406,16 @@ TEST_F(OtlpHttpTest, ConsumerInvalidIs400) {
   EXPECT_EQ(status_of(r.body).second, "no thanks");
 }
 
+// Data larger than the disk queue can ever hold: 413, which OTLP clients do not retry (503 was
+// retried for ever).
+TEST_F(OtlpHttpTest, ConsumerTooLargeIs413) {
+  consumer_.mode = RecordingConsumer::Mode::kTooLarge;
+  auto r = post("/v1/logs", logs_proto(), kProto);
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(status_of(r.body).first, 3u);  // INVALID_ARGUMENT
+  EXPECT_EQ(status_of(r.body).second, "can never fit");
+}
+
 TEST_F(OtlpHttpTest, PartialSuccess) {
   consumer_.mode = RecordingConsumer::Mode::kPartial;
   auto r = post("/v1/logs", logs_proto(), kProto);

@@ -50,7 +50,7 @@ inline bool this_process_listens_on(std::uint16_t port) {
 
 class RecordingConsumer : public pipeline::Consumer {
  public:
-  enum class Mode { kOk, kRetryLater, kInvalid, kPartial };
+  enum class Mode { kOk, kRetryLater, kInvalid, kPartial, kTooLarge };
   std::atomic<Mode> mode{Mode::kOk};
   std::atomic<std::uint64_t> partial_rejected{1};
 
@@ -89,6 +89,8 @@ class RecordingConsumer : public pipeline::Consumer {
         return {pipeline::ConsumeCode::kInvalid, "no thanks", {}, 0};
       case Mode::kPartial:
         return {pipeline::ConsumeCode::kOk, "dropped some", {}, partial_rejected.load()};
+      case Mode::kTooLarge:
+        return {pipeline::ConsumeCode::kTooLarge, "can never fit", {}, 0};
     }
     return {};
   }

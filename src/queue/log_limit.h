@@ -1,0 +1,41 @@
+#pragma once
+// Rate limit for a log line that can repeat once per request or frame (a full disk, a deleted
+// directory): the first occurrence is logged, then at most one line per `period`, saying how
+// many were not logged since the last one. Counters elsewhere stay exact; this only spares the
+// log. Thread-safe; the lock is taken on error paths only.
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+
+namespace tern::queue {
+
+class LogLimit {
+ public:
+  explicit LogLimit(std::chrono::steady_clock::duration period = std::chrono::seconds(10))
+      : period_(period) {}
+
+  // True when this occurrence is to be logged; `suppressed` is then the number of occurrences
+  // not logged since the last logged one.
+  bool allow(std::uint64_t& suppressed) {
+    const auto now = std::chrono::steady_clock::now();
+    std::lock_guard lk(mu_);
+    if (logged_ && now < next_) {
+      ++suppressed_;
+      return false;
+    }
+    logged_ = true;
+    next_ = now + period_;
+    suppressed = suppressed_;
+    suppressed_ = 0;
+    return true;
+  }
+
+ private:
+  const std::chrono::steady_clock::duration period_;
+  std::mutex mu_;
+  bool logged_ = false;
+  std::chrono::steady_clock::time_point next_{};
+  std::uint64_t suppressed_ = 0;
+};
+
+}  // namespace tern::queue
