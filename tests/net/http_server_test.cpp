@@ -349,6 +349,12 @@ TEST(AcceptBackoff, FiveMillisecondsDoublingToOneSecondLoggedSparingly) {
 // second). It now backs off (5 ms doubling to 1 s) and logs the run once; when descriptors
 // are free again the waiting clients are served.
 TEST(HttpServerAccept, OutOfFileDescriptorsItBacksOffAndRecovers) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizers' runtime needs descriptors of its own: UBSan's vptr check asks whether a
+  // vtable is readable through a pipe (IsAccessibleMemoryRange), which fails with EMFILE and
+  // is then reported as an invalid vptr. Out of descriptors is what this test is about.
+  GTEST_SKIP() << "needs a build without sanitizers (their runtime opens descriptors)";
+#endif
   std::ostringstream log;
   auto previous = spdlog::default_logger();
   spdlog::set_default_logger(

@@ -234,6 +234,12 @@ TEST(SinkProcess, HeadAbsoluteFormHugeHeadersAndDeclaredLengths) {
 // Out of file descriptors (ulimit -n), the accept loop backs off instead of spinning on the
 // connections left in the backlog, and serves again once descriptors are free.
 TEST(SinkProcess, OutOfFileDescriptorsTheAcceptLoopDoesNotSpin) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizers' runtime needs descriptors of its own: UBSan's vptr check asks whether a
+  // vtable is readable through a pipe (IsAccessibleMemoryRange), which fails with EMFILE and
+  // is then reported as an invalid vptr. Out of descriptors is what this test is about.
+  GTEST_SKIP() << "needs a build without sanitizers (their runtime opens descriptors)";
+#endif
   test::Process proc(
       {"/bin/sh", "-c", "ulimit -n 24 && exec " + kTern + " sink --listen 127.0.0.1:0 --threads 1"});
   auto line = proc.wait_for_line("tern sink listening on ", 20s);
