@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "config/config.h"
+#include "logging/log_limit.h"
 #include "pipeline/consumer.h"
 #include "pipeline/exporter_stage.h"
 #include "queue/disk_queue.h"
-#include "queue/log_limit.h"
 #include "queue/memory_queue.h"
 
 namespace tern::pipeline {
@@ -68,7 +68,7 @@ class DiskSpool {
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> bad_frames_{0}, refused_full_{0}, write_errors_{0}, unsettled_{0};
   std::atomic<std::uint64_t> split_batches_{0}, too_large_items_{0};
-  queue::LogLimit write_error_log_, too_large_log_;
+  logging::LogLimit write_error_log_, too_large_log_;
 };
 
 }  // namespace tern::pipeline

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "logging/log_limit.h"
 #include "receiver/filelog/json_value.h"
 #include "receiver/filelog/timestamp_layout.h"
 #include "text/ascii.h"
@@ -83,8 +84,7 @@ struct Operators::Impl {
     std::vector<std::pair<std::string, int>> groups;  // named groups, in group order
     std::optional<TimestampLayout> layout;
     // Logging of failures: the first, then at most one line every 10 s per operator.
-    std::chrono::steady_clock::time_point last_log{};
-    std::uint64_t unlogged = 0;
+    std::unique_ptr<logging::LogLimit> log = std::make_unique<logging::LogLimit>();
   };
   std::vector<Op> ops;
   simdjson::dom::parser parser;
@@ -102,16 +102,10 @@ struct Operators::Impl {
   void fail(Op& op, std::string_view why) {
     const auto mode = op.config.on_error;
     if (mode == Config::OnError::kSendQuiet || mode == Config::OnError::kDropQuiet) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (op.last_log != std::chrono::steady_clock::time_point{} &&
-        now - op.last_log < std::chrono::seconds(10)) {
-      ++op.unlogged;
-      return;
-    }
+    std::uint64_t unlogged = 0;
+    if (!op.log->allow(unlogged)) return;
     spdlog::warn("filelog operator {}: {}{}", op.config.id, why,
-                 op.unlogged ? fmt::format(" ({} more since the last message)", op.unlogged) : "");
-    op.last_log = now;
-    op.unlogged = 0;
+                 unlogged ? fmt::format(" ({} more since the last message)", unlogged) : "");
   }
 
   // The text a parser reads (its parse_from), or nullopt with `why`.

@@ -1,13 +1,14 @@
 #pragma once
-// Rate limit for a log line that can repeat once per request or frame (a full disk, a deleted
-// directory): the first occurrence is logged, then at most one line per `period`, saying how
-// many were not logged since the last one. Counters elsewhere stay exact; this only spares the
-// log. Thread-safe; the lock is taken on error paths only.
+// Rate limit for a log line that can repeat once per request, frame or record (a full disk, a
+// deleted directory, a parser failing on every line): the first occurrence is logged, then at
+// most one line per `period`, saying how many were not logged since the last one. Counters
+// elsewhere stay exact; this only spares the log. Thread-safe; the lock is taken on error
+// paths only.
 #include <chrono>
 #include <cstdint>
 #include <mutex>
 
-namespace tern::queue {
+namespace tern::logging {
 
 class LogLimit {
  public:
@@ -38,4 +39,4 @@ class LogLimit {
   std::uint64_t suppressed_ = 0;
 };
 
-}  // namespace tern::queue
+}  // namespace tern::logging
