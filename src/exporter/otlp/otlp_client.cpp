@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "otlp/proto_wire.h"
+
 namespace tern::exporter::otlp {
 
 std::string_view grpc_method(pdata::Signal signal) {
@@ -33,73 +35,22 @@ std::string_view default_http_path(pdata::Signal signal) {
   return {};
 }
 
-namespace {
-// Minimal protobuf reader: the response is two levels deep with three fields, a full
-// decoder would be overkill.
-bool read_varint(std::string_view& in, std::uint64_t& v) {
-  v = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (in.empty()) return false;
-    auto b = static_cast<unsigned char>(in.front());
-    in.remove_prefix(1);
-    v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) return true;
-  }
-  return false;
-}
-
-bool skip_field(std::string_view& in, std::uint64_t wire_type) {
-  std::uint64_t v = 0;
-  switch (wire_type) {
-    case 0:
-      return read_varint(in, v);
-    case 1:
-      if (in.size() < 8) return false;
-      in.remove_prefix(8);
-      return true;
-    case 2:
-      if (!read_varint(in, v) || v > in.size()) return false;
-      in.remove_prefix(v);
-      return true;
-    case 5:
-      if (in.size() < 4) return false;
-      in.remove_prefix(4);
-      return true;
-    default:
-      return false;
-  }
-}
-}  // namespace
+namespace wire = tern::otlp::wire;
+using wire::Field;
+using wire::next_field;
 
 bool parse_export_response(std::string_view in, std::int64_t& rejected, std::string& error_message) {
   rejected = 0;
   error_message.clear();
+  Field f;
   while (!in.empty()) {
-    std::uint64_t tag = 0;
-    if (!read_varint(in, tag)) return false;
-    if (tag >> 3 == 1 && (tag & 7) == 2) {  // partial_success
-      std::uint64_t len = 0;
-      if (!read_varint(in, len) || len > in.size()) return false;
-      std::string_view ps = in.substr(0, len);
-      in.remove_prefix(len);
-      while (!ps.empty()) {
-        std::uint64_t t = 0;
-        if (!read_varint(ps, t)) return false;
-        if (t >> 3 == 1 && (t & 7) == 0) {
-          std::uint64_t v = 0;
-          if (!read_varint(ps, v)) return false;
-          rejected = static_cast<std::int64_t>(v);
-        } else if (t >> 3 == 2 && (t & 7) == 2) {
-          std::uint64_t l = 0;
-          if (!read_varint(ps, l) || l > ps.size()) return false;
-          error_message.assign(ps.substr(0, l));
-          ps.remove_prefix(l);
-        } else if (!skip_field(ps, t & 7)) {
-          return false;
-        }
-      }
-    } else if (!skip_field(in, tag & 7)) {
-      return false;
+    if (!next_field(in, f)) return false;
+    if (f.number != 1 || f.type != wire::kLen) continue;  // partial_success
+    for (std::string_view ps = f.bytes; !ps.empty();) {
+      Field p;
+      if (!next_field(ps, p)) return false;
+      if (p.number == 1 && p.type == wire::kVarint) rejected = static_cast<std::int64_t>(p.varint);
+      if (p.number == 2 && p.type == wire::kLen) error_message.assign(p.bytes);
     }
   }
   return true;
@@ -108,16 +59,13 @@ bool parse_export_response(std::string_view in, std::int64_t& rejected, std::str
 namespace {
 // Reads the first length-delimited field `field` of a message; false if absent or malformed.
 bool find_len_field(std::string_view in, std::uint64_t field, std::string_view& out) {
+  Field f;
   while (!in.empty()) {
-    std::uint64_t tag = 0;
-    if (!read_varint(in, tag)) return false;
-    if (tag >> 3 == field && (tag & 7) == 2) {
-      std::uint64_t len = 0;
-      if (!read_varint(in, len) || len > in.size()) return false;
-      out = in.substr(0, len);
+    if (!next_field(in, f)) return false;
+    if (f.number == field && f.type == wire::kLen) {
+      out = f.bytes;
       return true;
     }
-    if (!skip_field(in, tag & 7)) return false;
   }
   return false;
 }
@@ -165,17 +113,11 @@ std::string status_message(std::string_view body, bool json) {
 
 std::optional<std::chrono::milliseconds> parse_retry_info(std::string_view status) {
   // google.rpc.Status {details = 3 (repeated Any {type_url = 1, value = 2})}
+  Field f;
   while (!status.empty()) {
-    std::uint64_t tag = 0;
-    if (!read_varint(status, tag)) return std::nullopt;
-    if (tag >> 3 != 3 || (tag & 7) != 2) {
-      if (!skip_field(status, tag & 7)) return std::nullopt;
-      continue;
-    }
-    std::uint64_t len = 0;
-    if (!read_varint(status, len) || len > status.size()) return std::nullopt;
-    const std::string_view any = status.substr(0, len);
-    status.remove_prefix(len);
+    if (!next_field(status, f)) return std::nullopt;
+    if (f.number != 3 || f.type != wire::kLen) continue;
+    const std::string_view any = f.bytes;
     std::string_view type_url, value, delay;
     if (!find_len_field(any, 1, type_url) || type_url != "type.googleapis.com/google.rpc.RetryInfo") continue;
     // RetryInfo {retry_delay = 1 (google.protobuf.Duration {seconds = 1, nanos = 2})}. A
@@ -184,15 +126,11 @@ std::optional<std::chrono::milliseconds> parse_retry_info(std::string_view statu
       return std::chrono::milliseconds(0);
     std::uint64_t seconds = 0, nanos = 0;
     while (!delay.empty()) {
-      std::uint64_t t = 0, v = 0;
-      if (!read_varint(delay, t)) return std::chrono::milliseconds(0);
-      if ((t & 7) != 0) {
-        if (!skip_field(delay, t & 7)) return std::chrono::milliseconds(0);
-        continue;
-      }
-      if (!read_varint(delay, v)) return std::chrono::milliseconds(0);
-      if (t >> 3 == 1) seconds = v;
-      if (t >> 3 == 2) nanos = v;
+      Field d;
+      if (!next_field(delay, d)) return std::chrono::milliseconds(0);
+      if (d.type != wire::kVarint) continue;
+      if (d.number == 1) seconds = d.varint;
+      if (d.number == 2) nanos = d.varint;
     }
     // Negative (a huge varint) or nanos out of range: no delay given. Absurdly long: a day.
     if (seconds > (std::uint64_t{1} << 62) || nanos >= 1'000'000'000) return std::chrono::milliseconds(0);
