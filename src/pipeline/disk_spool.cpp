@@ -180,6 +180,7 @@ void DiskSpool::start() {
 void DiskSpool::stop() {
   stop_.store(true);
   if (reader_.joinable()) reader_.join();
+  disk_->close();  // stopped: nothing more comes in (the queue's files are final at its destruction)
 }
 
 void DiskSpool::reader_loop() {

@@ -988,7 +988,9 @@ void DiskQueue::background() {
     }
     {
       std::lock_guard lk(mu_);
-      check_lost_locked();  // within state_interval for every sync mode (kBatch: also per fsync)
+      // Within state_interval for every sync mode (kBatch: also per fsync). Not once closed:
+      // nothing more is pushed, and a directory removed after a clean shutdown lost nothing.
+      if (!closed_) check_lost_locked();
     }
     if (now >= next_state) {
       persist_state();
