@@ -612,16 +612,13 @@ void DiskQueue::run_sync_locked(std::unique_lock<std::mutex>& lk) {
     } else {
       sync_error_ = fmt::format("disk queue: fsync in {} failed: {}", opts_.directory, err);
       // One line per failure would flood the log: the first, then one a minute with the count.
-      ++sync_errors_unlogged_;
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= next_sync_error_log_) {
-        if (sync_errors_unlogged_ > 1) {
-          spdlog::error("{} ({} times since the last report)", sync_error_, sync_errors_unlogged_);
+      std::uint64_t unlogged = 0;
+      if (sync_error_log_.allow(unlogged)) {
+        if (unlogged > 0) {
+          spdlog::error("{} ({} times since the last report)", sync_error_, unlogged + 1);
         } else {
           spdlog::error("{}", sync_error_);
         }
-        sync_errors_unlogged_ = 0;
-        next_sync_error_log_ = now + std::chrono::seconds(60);
       }
     }
     failed_syncs_.emplace_back(synced_ticket_ + 1, target);

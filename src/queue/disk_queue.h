@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "logging/log_limit.h"
+
 namespace tern::queue {
 
 struct DiskQueueError : std::runtime_error {
@@ -183,8 +185,8 @@ class DiskQueue {
   bool sync_running_ = false;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> failed_syncs_;  // ticket ranges
   std::string sync_error_;
-  std::uint64_t sync_errors_unlogged_ = 0;  // fsync failures since the last log line
-  std::chrono::steady_clock::time_point next_sync_error_log_{};
+  logging::LogLimit sync_error_log_{
+      std::chrono::seconds(60)};  // fsync failures: the first, then a line a minute
   Pos published_;  // the reader may read up to here (kBatch: only what is fsynced)
 
   // Reader position and frames read but not acknowledged (under mu_).
