@@ -22,6 +22,7 @@
 #include "net/known_length_body.h"
 #include "net/listener.h"
 #include "net/request_target.h"
+#include "net/run_io_context.h"
 #include "net/string_body.h"
 #include "net/tls_context.h"
 
@@ -93,7 +94,6 @@ struct HttpServer::Impl {
 
   void do_accept();
   void on_accept_error(const beast::error_code& ec);
-  void run_io();
 };
 
 namespace {
@@ -401,22 +401,6 @@ void HttpServer::Impl::on_accept_error(const beast::error_code& ec) {
   });
 }
 
-// An exception out of a completion handler (memory short while reading a request, say) leaves
-// run() on this thread; the handler's connection is then gone (closed with its last owner),
-// and the thread goes back to serving the others instead of ending the process.
-void HttpServer::Impl::run_io() {
-  for (;;) {
-    try {
-      ioc.run();
-      return;
-    } catch (const std::exception& e) {
-      spdlog::error("http server on port {}: a connection failed and was closed: {}", port, e.what());
-    } catch (...) {
-      spdlog::error("http server on port {}: a connection failed and was closed", port);
-    }
-  }
-}
-
 HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
   impl_->handler = std::move(handler);
@@ -434,7 +418,9 @@ std::uint16_t HttpServer::start() {
   im.started = true;
   im.do_accept();
   unsigned n = im.options.threads ? im.options.threads : std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned i = 0; i < n; ++i) im.threads.emplace_back([&im] { im.run_io(); });
+  for (unsigned i = 0; i < n; ++i)
+    im.threads.emplace_back(
+        [&im] { run_io_context(im.ioc, "http server on port " + std::to_string(im.port)); });
   return im.port;
 }
 

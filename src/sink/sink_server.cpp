@@ -16,6 +16,7 @@
 #include "net/known_length_body.h"
 #include "net/listener.h"
 #include "net/request_target.h"
+#include "net/run_io_context.h"
 #include "net/string_body.h"
 #include "net/tls_context.h"
 
@@ -232,20 +233,7 @@ uint16_t SinkServer::start() {
   schedule_flush();
   im.running = true;
   for (int i = 0; i < options_threads_; ++i)
-    im.threads.emplace_back([&im] {
-      // An exception out of a completion handler closes that connection (its last owner is
-      // gone), not the sink: the thread goes back to run().
-      for (;;) {
-        try {
-          im.ioc.run();
-          return;
-        } catch (const std::exception& e) {
-          spdlog::error("tern sink: a connection failed and was closed: {}", e.what());
-        } catch (...) {
-          spdlog::error("tern sink: a connection failed and was closed");
-        }
-      }
-    });
+    im.threads.emplace_back([&im] { net::run_io_context(im.ioc, "tern sink"); });
   return port;
 }
 
