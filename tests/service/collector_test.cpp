@@ -32,6 +32,10 @@ config::Config load(const std::string& yaml) {
   for (const auto& d : r.diagnostics.items)
     if (d.severity == config::Severity::kError) ADD_FAILURE() << d.format();
   EXPECT_TRUE(r.ok());
+  // The default metrics address is the Collector's 127.0.0.1:8888: tests running in parallel
+  // (ctest -j) would race for it. A config that keeps the default gets a free port instead.
+  if (r.config.telemetry.metrics_address == config::Telemetry{}.metrics_address)
+    r.config.telemetry.metrics_address = "127.0.0.1:0";
   return r.config;
 }
 
