@@ -2,7 +2,8 @@
 // Rate limit for a log line that can repeat once per request, frame or record (a full disk, a
 // deleted directory, a parser failing on every line): the first occurrence is logged, then at
 // most one line per `period`, saying how many were not logged since the last one. Counters
-// elsewhere stay exact; this only spares the log. Thread-safe; the lock is taken on error
+// elsewhere stay exact; this only spares the log (take_suppressed() gives the owner the count
+// still unreported when it stops). Thread-safe; the lock is taken on error
 // paths only.
 #include <chrono>
 #include <cstdint>
@@ -29,6 +30,15 @@ class LogLimit {
     suppressed = suppressed_;
     suppressed_ = 0;
     return true;
+  }
+
+  // The occurrences not logged since the last logged one, and resets that count: the owner's
+  // last word when it stops, so a burst that ends inside a period is still reported.
+  std::uint64_t take_suppressed() {
+    std::lock_guard lk(mu_);
+    const std::uint64_t n = suppressed_;
+    suppressed_ = 0;
+    return n;
   }
 
  private:

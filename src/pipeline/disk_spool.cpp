@@ -181,6 +181,11 @@ void DiskSpool::stop() {
   stop_.store(true);
   if (reader_.joinable()) reader_.join();
   disk_->close();  // stopped: nothing more comes in (the queue's files are final at its destruction)
+  // What the rate limits held back since their last line (counted in the metrics already).
+  if (const auto n = write_error_log_.take_suppressed())
+    spdlog::error("exporter {}: {} more disk queue write failures since the last report", id_, n);
+  if (const auto n = too_large_log_.take_suppressed())
+    spdlog::warn("exporter {}: {} more batches too large for the disk queue since the last report", id_, n);
 }
 
 void DiskSpool::reader_loop() {

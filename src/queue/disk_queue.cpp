@@ -298,6 +298,8 @@ DiskQueue::~DiskQueue() {
     release_segments(lk);
   }
   persist_state();
+  if (const auto n = sync_error_log_.take_suppressed())
+    spdlog::error("disk queue: {} more fsync failures in {} since the last report", n, opts_.directory);
   // The segment files first: the lock goes last.
   read_file_.reset();
   write_file_.reset();

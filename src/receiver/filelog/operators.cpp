@@ -548,7 +548,13 @@ Operators::Operators(const std::vector<config::FilelogOperatorConfig>& ops)
   }
 }
 
-Operators::~Operators() = default;
+Operators::~Operators() {
+  if (!impl_) return;
+  for (auto& op : impl_->ops) {  // what the rate limit held back since its last line
+    if (const auto n = op.log->take_suppressed())
+      spdlog::warn("filelog operator {}: {} more failures since the last message", op.config.id, n);
+  }
+}
 
 bool Operators::empty() const { return impl_->ops.empty(); }
 
