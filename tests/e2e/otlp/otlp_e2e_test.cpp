@@ -97,14 +97,16 @@ TEST(OtlpChain, TlsFilesThatCannotBeLoadedStopTheCollector) {
   fs::create_directories(dir);
   const std::string head =
       "receivers:\n  otlp:\n    protocols:\n      grpc:\n        endpoint: 127.0.0.1:0\nexporters:\n";
-  std::ofstream(dir / "grpc.yaml") << head
-                                   << "  otlp:\n    endpoint: 127.0.0.1:4317\n    tls:\n      ca_file: "
-                                      "/nonexistent/ca.pem\nservice:\n  telemetry: {metrics: {address: 127.0.0.1:0}}\n  pipelines:\n"
-                                      "    logs: {receivers: [otlp], exporters: [otlp]}\n";
+  std::ofstream(dir / "grpc.yaml")
+      << head
+      << "  otlp:\n    endpoint: 127.0.0.1:4317\n    tls:\n      ca_file: "
+         "/nonexistent/ca.pem\nservice:\n  telemetry: {metrics: {address: 127.0.0.1:0}}\n  pipelines:\n"
+         "    logs: {receivers: [otlp], exporters: [otlp]}\n";
   std::ofstream(dir / "http.yaml")
       << head
       << "  otlphttp:\n    endpoint: https://127.0.0.1:4318\n    tls:\n      cert_file: /nonexistent/c.pem\n"
-         "      key_file: /nonexistent/k.pem\nservice:\n  telemetry: {metrics: {address: 127.0.0.1:0}}\n  pipelines:\n"
+         "      key_file: /nonexistent/k.pem\nservice:\n  telemetry: {metrics: {address: 127.0.0.1:0}}\n  "
+         "pipelines:\n"
          "    logs: {receivers: [otlp], exporters: [otlphttp]}\n";
   Process grpc({kTern, "run", "-c", (dir / "grpc.yaml").string()});
   EXPECT_EQ(grpc.wait(std::chrono::seconds(30)), 1) << grpc.output();
