@@ -154,8 +154,11 @@ int run(Args a) {
   Batch batch{.signal = *pdata::parse_signal(a.signal), .logs = {}, .traces = {}, .metrics = {}};
   std::string in;
   if (!read_all(a.input, in)) return fail("cannot read " + (a.input == "-" ? "stdin" : a.input));
-  if (auto err =
-          readers().at(a.from)(in, batch, DecodeOptions{.max_depth = 64, .validate_utf8 = a.validate_utf8}))
+  // The receivers' bound on decoded memory: what they would refuse, convert refuses too.
+  const DecodeOptions opt{.max_depth = 64,
+                          .validate_utf8 = a.validate_utf8,
+                          .max_decoded_bytes = otlp::max_decoded_bytes_for(in.size())};
+  if (auto err = readers().at(a.from)(in, batch, opt))
     return fail("invalid " + a.from + " " + a.signal + " input: " + err->to_string());
   std::string out;
   writers().at(a.to)(batch, a.write, out);

@@ -1,7 +1,9 @@
 #pragma once
 // The error every OTLP decoder (protobuf and JSON) reports for bad input: where it
 // happened (byte offset into the input, dotted field path) and what was wrong.
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace tern::otlp {
@@ -33,6 +35,18 @@ struct DecodeOptions {
 inline std::string decoded_size_message(std::size_t limit) {
   return "the decoded request would take more than " + std::to_string(limit) +
          " bytes of memory (empty or tiny items in great number)";
+}
+
+// The max_decoded_bytes the receivers and `tern convert` give an input of `input_size` bytes.
+// Real telemetry decodes into a few times its wire size (a record carries ids, times, a body
+// and attributes; the worst legitimate shape, an array of empty values, is 24x), but an empty
+// message is 2 bytes on the wire and a log record or span of 170-250 bytes in memory: 32x
+// the input, at least 64 MiB, keeps the first and refuses an input made of millions of empty
+// items (a 20 MiB body would otherwise decode into ~1.7 GB).
+inline std::size_t max_decoded_bytes_for(std::size_t input_size) {
+  constexpr std::size_t kPerInputByte = 32, kFloor = std::size_t{64} << 20;
+  return input_size > (SIZE_MAX - kFloor) / kPerInputByte ? SIZE_MAX
+                                                          : std::max(kFloor, kPerInputByte * input_size);
 }
 
 }  // namespace tern::otlp

@@ -192,6 +192,39 @@ TEST_F(Convert, BadInputIsAClearErrorAndNonZeroExit) {
   EXPECT_NE(r.err.find("--to"), std::string::npos) << r.err;
 }
 
+// An input of millions of empty records (2 bytes each on the wire, ~170 once decoded) is
+// refused with the receivers' bound on decoded memory instead of taking gigabytes; the
+// same records, fewer of them, convert.
+TEST_F(Convert, MillionsOfEmptyRecordsAreRefusedAsTheReceiversRefuseThem) {
+  const auto proto_of_empty_records = [](std::size_t n) {
+    std::string records;
+    for (std::size_t i = 0; i < n; ++i)
+      records += std::string("\x12\x00", 2);  // log_records {} (ScopeLogs field 2)
+    return records;
+  };
+  const auto wrap = [](std::uint8_t tag, const std::string& inner) {  // length-delimited field
+    std::string out(1, static_cast<char>(tag));
+    for (std::size_t n = inner.size();; n >>= 7) {
+      out += static_cast<char>((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+      if (n <= 0x7f) break;
+    }
+    return out + inner;
+  };
+  const auto request = [&](std::size_t n) {  // resource_logs { scope_logs { log_records... } }
+    return wrap(0x0a, wrap(0x12, proto_of_empty_records(n)));
+  };
+  auto r = convert("--signal logs --from otlp-proto --to es-bulk -o /dev/null", request(2'000'000));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("tern convert: invalid otlp-proto logs input: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(tern::otlp::decoded_size_message(
+                tern::otlp::max_decoded_bytes_for(request(2'000'000).size()))),
+            std::string::npos)
+      << r.err;
+  r = convert("--signal logs --from otlp-proto --to otlp-json", request(1000));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("{}", 0) != std::string::npos, true) << r.out.substr(0, 200);
+}
+
 TEST_F(Convert, InvalidUtf8IsRejectedOnlyWhenAsked) {
   // LogsData{resource_logs{scope_logs{log_records{severity_text: "\xff"}}}}
   const std::string in("\x0a\x07\x12\x05\x12\x03\x1a\x01\xff", 9);

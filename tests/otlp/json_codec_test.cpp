@@ -167,6 +167,24 @@ TEST(OtlpJson, NullsAndEmpty) {
   EXPECT_EQ(out, "{}");
 }
 
+// Keys given twice outside a oneof, and null list elements, are taken as the Collector's
+// pdata decoder takes them (docs/otlp-json.md): lists append, other fields keep the last
+// value, a null element is an empty one.
+TEST(OtlpJson, RepeatedKeysAndNullElementsAreTakenAsTheCollectorTakesThem) {
+  LogsData d;
+  ASSERT_FALSE(decode_logs_json(R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[{"severityText":"A",)"
+                                R"("severityText":"B"}]}]}],"resourceLogs":[null,{}]})",
+                                d));
+  ASSERT_EQ(d.resource_logs.size(), 3u) << "the second resourceLogs appends";
+  ASSERT_EQ(d.resource_logs[0].scope_logs.size(), 1u);
+  ASSERT_EQ(d.resource_logs[0].scope_logs[0].log_records.size(), 1u);
+  EXPECT_EQ(d.resource_logs[0].scope_logs[0].log_records[0].severity_text, "B") << "the last value";
+  EXPECT_TRUE(d.resource_logs[1].scope_logs.empty()) << "null is an empty element";
+  LogsData n;
+  ASSERT_FALSE(decode_logs_json(R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[null,null]}]}]})", n));
+  EXPECT_EQ(n.record_count(), 2u);
+}
+
 std::string log_json(std::string_view record) {
   return R"({"resourceLogs":[{"scopeLogs":[{"logRecords":[)" + std::string(record) + "]}]}]}";
 }

@@ -21,21 +21,10 @@ std::size_t arena_bytes_for(std::size_t body_size) {
   return std::clamp<std::size_t>(body_size, 4096, 4u << 20);
 }
 
-// What a request may take once decoded. Real telemetry decodes into a few times its wire
-// size (a record carries ids, times, a body and attributes; the worst legitimate shape, an
-// array of empty values, is 24x), but an empty message is 2 bytes on the wire and a log
-// record or span of 170-250 bytes in memory: 32x the body, at least 64 MiB, keeps the
-// first and refuses a request made of millions of empty items (a 20 MiB body would
-// otherwise decode into ~1.7 GB).
-std::size_t decoded_bytes_for(std::size_t body_size) {
-  constexpr std::size_t kPerBodyByte = 32, kFloor = 64u << 20;
-  return std::max(kFloor, kPerBodyByte * body_size);
-}
-
 template <class Batch>
 std::optional<tern::otlp::DecodeError> decode(Encoding encoding, std::string& body, Batch& batch) {
   namespace o = tern::otlp;
-  const o::DecodeOptions opt{.max_decoded_bytes = decoded_bytes_for(body.size())};
+  const o::DecodeOptions opt{.max_decoded_bytes = o::max_decoded_bytes_for(body.size())};
   if (encoding == Encoding::kProto) {
     // Zero-copy: the decoded views point into the body, which the arena keeps alive.
     std::string_view in = batch.arena.hold(std::move(body));
