@@ -708,6 +708,11 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
       }
       std::string_view sv;
       const bool is_string = param.value.get_string().get(sv) == simdjson::SUCCESS;
+      // Elasticsearch reads `_index` and `_id` with XContentParser.text(): a number or a
+      // boolean is taken as its JSON text (`"_id": 1` is the id "1").
+      const auto text = [&]() -> std::string_view {
+        return is_string ? sv : std::string_view(owned.emplace_back(simdjson::minify(param.value)));
+      };
       auto flag = [&](bool& out) -> std::optional<Reply> {
         std::optional<bool> b;
         if (type == simdjson::dom::element_type::BOOL)
@@ -722,14 +727,13 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
         return std::nullopt;
       };
       if (name == "_index") {
-        if (!is_string) return malformed("[_index] must be a string");
-        if (!sv.empty()) {  // an empty _index means the path's
-          if (sv != last_index) last_index = owned.emplace_back(sv);
+        const std::string_view index = text();
+        if (!index.empty()) {  // an empty _index means the path's
+          if (index != last_index) last_index = owned.emplace_back(index);
           it.index = last_index;
         }
       } else if (name == "_id") {
-        if (!is_string) return malformed("[_id] must be a string");
-        it.id = owned.emplace_back(sv);
+        it.id = owned.emplace_back(text());
         it.id_given = true;
       } else if (name == "op_type") {
         if (is_string) op_type = sv;
