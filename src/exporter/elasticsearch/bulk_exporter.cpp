@@ -9,9 +9,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <mutex>
 #include <random>
 #include <stdexcept>
@@ -199,14 +202,29 @@ struct BulkExporter::Impl {
     if (opt.require_data_stream) target += "&require_data_stream=true";
     if (!opt.pipeline.empty()) target += "&pipeline=" + percent_encode(opt.pipeline);
     ep_state = std::make_unique<EndpointState[]>(endpoints.size());
-    if (!opt.dead_letter_path.empty()) {
-      dead_letter = std::fopen(opt.dead_letter_path.c_str(), "ab");
-      if (!dead_letter) throw std::runtime_error("cannot open dead_letter.path " + opt.dead_letter_path);
-    }
+    if (!opt.dead_letter_path.empty()) open_dead_letter();
   }
 
   ~Impl() {
     if (dead_letter) std::fclose(dead_letter);
+  }
+
+  // The file's folder is created as the disk queue's and the checkpoints' are: on a fresh
+  // host /var/lib/tern does not exist yet, and the examples failed to start there.
+  void open_dead_letter() {
+    const std::string& path = opt.dead_letter_path;
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(parent, ec);
+      if (ec)
+        throw std::runtime_error(fmt::format("cannot create the directory {} of dead_letter.path: {}",
+                                             parent.string(), ec.message()));
+    }
+    dead_letter = std::fopen(path.c_str(), "ab");
+    if (!dead_letter)
+      throw std::runtime_error(
+          fmt::format("cannot open dead_letter.path {}: {}", path, std::strerror(errno)));
   }
 
   // --- queue ------------------------------------------------------------------------

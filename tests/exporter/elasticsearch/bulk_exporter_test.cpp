@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -560,6 +562,35 @@ TEST(BulkExporter, FromConfigMapsEveryKey) {
   EXPECT_EQ(o.pipeline, "p");
   EXPECT_EQ(o.dead_letter_path, "/tmp/x");
   EXPECT_EQ(o.timeout, std::chrono::milliseconds(7000));
+}
+
+// The dead-letter file's folders are created (a fresh host has no /var/lib/tern: the
+// examples failed to start there), and a folder that cannot be made is named in the error.
+TEST(BulkExporter, DeadLetterFoldersAreCreated) {
+  const auto dir = temp_dir("dead-letter-dirs");
+  sink::SinkOptions so;
+  so.port = 0;
+  sink::SinkServer sink(so);
+  auto o = fast_options({url(sink.start())});
+  o.dead_letter_path = (dir / "var" / "lib" / "tern" / "dead.ndjson").string();
+  {
+    BulkExporter ex(o);
+    EXPECT_TRUE(std::filesystem::is_regular_file(o.dead_letter_path));
+  }
+  // A plain file where a folder must go: the error says which folder and why.
+  std::ofstream(dir / "file") << "x";
+  o.dead_letter_path = (dir / "file" / "sub" / "dead.ndjson").string();
+  try {
+    BulkExporter ex(o);
+    ADD_FAILURE() << "a dead_letter.path under a regular file was accepted";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(
+        what.find("cannot create the directory " + (dir / "file" / "sub").string() + " of dead_letter.path"),
+        std::string::npos)
+        << what;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(BulkExporter, RejectsBadEndpoints) {
