@@ -82,7 +82,7 @@ void add_common(CLI::App* cmd, GenOptions& o, RawFlags& f) {
       ->check(CLI::IsMember({"proto", "json"}));
   cmd->add_option("--otlp-timeout", f.timeout, "Timeout of one export call")->capture_default_str();
   cmd->add_option("--otlp-retries", o.client.max_retries,
-                  "Retries of a 429/502/503/504 (HTTP) or UNAVAILABLE (gRPC) answer")
+                  "Retries of a 429/502/503/504 (HTTP) or UNAVAILABLE/RESOURCE_EXHAUSTED (gRPC) answer")
       ->capture_default_str();
   cmd->add_flag("--allow-export-failures", o.allow_export_failures,
                 "Whether to continue running when export operations fail (instead of terminating)");

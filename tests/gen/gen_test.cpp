@@ -591,5 +591,13 @@ TEST(GenCli, ReportLinesAndFailureExitCode) {
   }
 }
 
+// The help says what --otlp-retries retries, as the code and gen.md do: gRPC's
+// RESOURCE_EXHAUSTED too, not UNAVAILABLE alone.
+TEST(GenCli, RetriesHelpNamesBothGrpcCodes) {
+  test::Process p({std::string(TERN_BIN_DIR) + "/tern", "gen", "logs", "--help"});
+  ASSERT_EQ(p.wait(std::chrono::seconds(30)), 0) << p.output();
+  EXPECT_NE(p.output().find("UNAVAILABLE/RESOURCE_EXHAUSTED (gRPC)"), std::string::npos) << p.output();
+}
+
 }  // namespace
 }  // namespace tern::gen
