@@ -42,6 +42,11 @@ struct RawFlags {
   // 2^64 - 1 items aborted, a count of it never ended).
   std::int64_t count = 1;
   std::int64_t batch_size = 1;
+  bool batch_size_given = false;
+  // telemetrygen's --batch (default true): false sends every item in a request of its own.
+  bool batch = true;
+  std::int64_t size = 0;
+  std::string interval;  // empty: not given
 };
 
 void add_common(CLI::App* cmd, GenOptions& o, RawFlags& f) {
@@ -74,6 +79,18 @@ void add_common(CLI::App* cmd, GenOptions& o, RawFlags& f) {
                   "Attribute on every log record / span / data point, same formats (repeatable)");
   cmd->add_option("--service", o.service, "Service name to use")->capture_default_str();
   cmd->add_option("--batch-size", f.batch_size, "Items per export request")->capture_default_str();
+  // telemetrygen's flags of the same names (its common config).
+  cmd->add_flag("--batch", f.batch,
+                "Whether to batch items (--batch=false: one item per export request, as telemetrygen "
+                "unbatched)")
+      ->default_str("true");
+  cmd->add_option("--size", f.size,
+                  "Desired minimum size in MiB of string data per item: that many 1 MiB attributes "
+                  "load-0, load-1, ... on each log record, each trace's root span, each data point")
+      ->capture_default_str();
+  cmd->add_option("--interval", f.interval,
+                  "telemetrygen's reporting interval (Go duration): accepted and ignored, as it changes "
+                  "nothing that is sent");
   cmd->add_option("--otlp-compression", f.compression, "gzip or none")
       ->capture_default_str()
       ->check(CLI::IsMember({"gzip", "none"}));
@@ -120,6 +137,30 @@ int run(GenOptions& o, const RawFlags& f) {
     return 2;
   }
   o.batch_size = static_cast<std::size_t>(f.batch_size);
+  if (!f.batch) {
+    if (f.batch_size_given && f.batch_size != 1) {
+      std::fprintf(
+          stderr, "tern gen: --batch=false sends one item per request; it cannot go with --batch-size %lld\n",
+          static_cast<long long>(f.batch_size));
+      return 2;
+    }
+    o.batch_size = 1;
+  }
+  if (f.size < 0 || f.size > static_cast<std::int64_t>(tern::gen::kMaxLoadMibPerRequest)) {
+    std::fprintf(stderr, "tern gen: --size must be from 0 to %llu (MiB per item)\n",
+                 static_cast<unsigned long long>(tern::gen::kMaxLoadMibPerRequest));
+    return 2;
+  }
+  o.load_size_mib = static_cast<std::uint32_t>(f.size);
+  if (!f.interval.empty()) {
+    duration_flag(f.interval, "--interval");  // a bad value is still a usage error
+    // telemetrygen declares it ("Reporting interval") and no generator of it reads it.
+    std::fprintf(stderr, "tern gen: --interval is accepted for telemetrygen compatibility and ignored\n");
+  }
+  if (o.marshal)
+    std::fprintf(stderr,
+                 "tern gen: --marshal is accepted for telemetrygen compatibility and ignored (it does not "
+                 "change the spans sent)\n");
   o.count = f.count > 0 ? static_cast<std::uint64_t>(f.count) : 0;  // 0 or less: an error without --duration
   o.client.protocol = f.http ? tern::exporter::otlp::Protocol::Http : tern::exporter::otlp::Protocol::Grpc;
   o.client.endpoint = !f.endpoint.empty() ? f.endpoint : f.http ? "localhost:4318" : "localhost:4317";
@@ -240,7 +281,8 @@ void add_signal(CLI::App* gen, tern::pdata::Signal signal) {
                       "SpanID of the exemplar on each data point (16 hex digits)");
       break;
   }
-  cmd->callback([o, f, signal] {
+  cmd->callback([o, f, signal, cmd] {
+    f->batch_size_given = cmd->count("--batch-size") > 0;
     if (signal == tern::pdata::Signal::Traces) {
       o->span_duration = duration_flag(f->span_duration, "--span-duration");
       // telemetrygen numbering: Unset=0, Error=1, Ok=2 (its --status-code help); OTLP has Ok=1,

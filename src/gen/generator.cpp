@@ -247,6 +247,15 @@ void add_attributes(pdata::Attributes& out, const std::vector<Attr>& attrs, cons
   }
 }
 
+// --size: telemetrygen's `load-<j>` attributes, each 1 MiB of NUL characters. One string in
+// the arena serves them all (the template is built once; the bytes are only encoded).
+void add_load(pdata::Attributes& out, const GenOptions& o, const pdata::Arena& arena, pdata::Str& load) {
+  if (o.load_size_mib == 0) return;
+  if (load.empty()) load = arena.copy(std::string(std::size_t{1} << 20, '\0'));
+  for (std::uint32_t j = 0; j < o.load_size_mib; ++j)
+    out.push_back({arena.copy("load-" + std::to_string(j)), pdata::AnyValue::string(load)});
+}
+
 void fill_resource(pdata::Resource& r, const GenOptions& o, const pdata::Arena& arena) {
   // service.name first; `--otlp-attributes service.name="x"` replaces it.
   r.attributes.push_back({"service.name", pdata::AnyValue::string(arena.copy(o.service))});
@@ -319,6 +328,7 @@ class LogsTemplate final : public Template {
       r.span_id = sid;
       r.attributes.push_back({"app", pdata::AnyValue::string("server")});  // as telemetrygen's records
       add_attributes(r.attributes, o.telemetry_attributes, a);
+      add_load(r.attributes, o, a, load_);
     }
     records_ = &sl.log_records;
   }
@@ -334,6 +344,7 @@ class LogsTemplate final : public Template {
  private:
   pdata::LogsData data_;
   pdata::Vec<pdata::LogRecord>* records_ = nullptr;
+  pdata::Str load_;
   bool json_;
 };
 
@@ -361,6 +372,7 @@ class TracesTemplate final : public Template {
       root.attributes.push_back({"network.peer.address", pdata::AnyValue::string("1.2.3.4")});
       root.attributes.push_back({"peer.service", pdata::AnyValue::string("telemetrygen-server")});
       add_attributes(root.attributes, o.telemetry_attributes, a);
+      add_load(root.attributes, o, a, load_);  // telemetrygen loads the root span only
       for (std::size_t c = 0; c + 1 < per_trace_; ++c) {
         auto& child = ss.spans.emplace_back(a);
         child.name = a.copy("okey-dokey-" + std::to_string(c));
@@ -405,6 +417,7 @@ class TracesTemplate final : public Template {
  private:
   pdata::TracesData data_;
   pdata::Vec<pdata::Span>* spans_ = nullptr;
+  pdata::Str load_;
   bool json_;
   std::size_t per_trace_;
   std::uint64_t span_ns_;
@@ -453,6 +466,7 @@ class MetricsTemplate final : public Template {
           dp.value_type = pdata::NumberType::Int;
           dp.start_time_unix_nano = start_ns;
           add_attributes(dp.attributes, o.telemetry_attributes, a);
+          add_load(dp.attributes, o, a, load_);
           add_exemplar(dp.exemplars);
           break;
         }
@@ -471,6 +485,7 @@ class MetricsTemplate final : public Template {
           dp.min = 1;
           dp.max = 900;
           add_attributes(dp.attributes, o.telemetry_attributes, a);
+          add_load(dp.attributes, o, a, load_);
           add_exemplar(dp.exemplars);
           break;
         }
@@ -486,6 +501,7 @@ class MetricsTemplate final : public Template {
           dp.has_sum = true;
           dp.sum = 20;
           add_attributes(dp.attributes, o.telemetry_attributes, a);
+          add_load(dp.attributes, o, a, load_);
           add_exemplar(dp.exemplars);
           break;
         }
@@ -523,6 +539,7 @@ class MetricsTemplate final : public Template {
   static constexpr std::uint64_t kDeltaWindowNs = 1'000'000'000;
   pdata::MetricsData data_;
   pdata::Vec<pdata::Metric>* metrics_ = nullptr;
+  pdata::Str load_;
   bool json_;
   bool delta_;
   std::uint64_t counter_ = 0;
@@ -667,6 +684,9 @@ std::string validate(const GenOptions& o) {
   if (o.workers > kMaxWorkers) return "--workers must be at most " + std::to_string(kMaxWorkers);
   if (o.batch_size == 0) return "--batch-size must be at least 1";
   if (o.batch_size > kMaxBatchSize) return "--batch-size must be at most " + std::to_string(kMaxBatchSize);
+  if (std::uint64_t{o.load_size_mib} * o.batch_size > kMaxLoadMibPerRequest)
+    return "--size times --batch-size must be at most " + std::to_string(kMaxLoadMibPerRequest) +
+           " (MiB of load attributes in one request)";
   if (!std::isfinite(o.rate) || o.rate < 0) return "--rate must be a number of items per second, 0 or more";
   if (o.signal == pdata::Signal::Logs)
     if (auto err = check_severity(o.severity_text, o.severity_number); !err.empty()) return err;

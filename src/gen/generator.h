@@ -49,6 +49,10 @@ struct GenOptions {
   bool infinite = false;                 // --duration inf
   std::uint64_t count = 1;               // logs / traces / metrics per worker
   std::size_t batch_size = 1;            // items per export request
+  // --size, telemetrygen's load: this many string attributes load-0, load-1, ... of 1 MiB
+  // (NUL characters, as telemetrygen's) on every log record, every trace's root span and
+  // every data point.
+  std::uint32_t load_size_mib = 0;
   bool allow_export_failures = false;
   bool progress = false;
 
@@ -131,5 +135,8 @@ std::string format_report(const GenOptions& options, const GenResult& result);
 std::string validate(const GenOptions& options);
 constexpr unsigned kMaxWorkers = 4096;
 constexpr std::size_t kMaxBatchSize = 1'000'000;
+// --size × --batch-size: MiB of load attributes in one request. 2 GiB is past what OTLP
+// receivers take anyway (gRPC's message limit), and the encoded request is held whole.
+constexpr std::uint64_t kMaxLoadMibPerRequest = 2048;
 
 }  // namespace tern::gen

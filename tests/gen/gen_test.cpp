@@ -200,6 +200,69 @@ TEST(GenTraces, ParentChildStructure) {
   EXPECT_EQ(span_ids.size(), 18u);  // unique across workers and requests
 }
 
+// --size N, as telemetrygen: N string attributes load-0..load-N-1 of 1 MiB of NUL characters
+// on every log record, on each trace's root span (not its children) and on every data point.
+TEST(GenLoad, SizeAddsMibAttributesWhereTelemetrygenDoes) {
+  const std::string mib(std::size_t{1} << 20, '\0');
+  // The number of load-<j> attributes, each checked to be the 1 MiB string.
+  const auto loads = [&](const pdata::Attributes& attrs) {
+    std::size_t n = 0;
+    for (const auto& kv : attrs) {
+      if (!kv.key.starts_with("load-")) continue;
+      EXPECT_EQ(kv.key, "load-" + std::to_string(n));
+      EXPECT_TRUE(kv.value.kind == pdata::ValueKind::String && kv.value.string_value == mib) << kv.key;
+      ++n;
+    }
+    return n;
+  };
+  for (auto signal : {pdata::Signal::Logs, pdata::Signal::Traces, pdata::Signal::Metrics}) {
+    SCOPED_TRACE(std::string(pdata::to_string(signal)));
+    test::RecordingHttpServer server;
+    GenOptions o = http_options(server, signal);
+    o.count = 2;
+    o.batch_size = 2;
+    o.load_size_mib = 2;
+    o.telemetry_attributes = {attr("k=\"v\"")};
+    ASSERT_EQ(validate(o), "");
+    auto r = run_generator(o, factory(o));
+    ASSERT_FALSE(r.failed) << r.error;
+    const auto requests = server.store().requests();  // outlive the data that views into them
+    ASSERT_EQ(requests.size(), 1u);
+    std::size_t items = 0;
+    if (signal == pdata::Signal::Logs) {
+      pdata::LogsData d;
+      ASSERT_FALSE(otlp::decode_logs_proto(requests[0].body, d).has_value());
+      for (const auto& rec : d.resource_logs.at(0).scope_logs.at(0).log_records) {
+        ++items;
+        EXPECT_EQ(loads(rec.attributes), 2u);
+        EXPECT_EQ(rec.attributes[0].key, "app");  // telemetrygen's order: app, telemetry, load
+        EXPECT_EQ(rec.attributes[1].key, "k");
+      }
+    } else if (signal == pdata::Signal::Traces) {
+      pdata::TracesData d;
+      ASSERT_FALSE(otlp::decode_traces_proto(requests[0].body, d).has_value());
+      for (const auto& sp : d.resource_spans.at(0).scope_spans.at(0).spans) {
+        const bool root = pdata::is_zero(sp.parent_span_id);
+        items += root ? 1 : 0;
+        EXPECT_EQ(loads(sp.attributes), root ? 2u : 0u) << sp.name;
+      }
+    } else {
+      pdata::MetricsData d;
+      ASSERT_FALSE(otlp::decode_metrics_proto(requests[0].body, d).has_value());
+      for (const auto& m : d.resource_metrics.at(0).scope_metrics.at(0).metrics) {
+        ++items;
+        EXPECT_EQ(loads(m.number_points.at(0).attributes), 2u);
+      }
+    }
+    EXPECT_EQ(items, 2u);
+  }
+  GenOptions o;
+  o.load_size_mib = 1024;
+  o.batch_size = 3;  // 3 GiB in one request
+  EXPECT_EQ(validate(o),
+            "--size times --batch-size must be at most 2048 (MiB of load attributes in one request)");
+}
+
 TEST(GenMetrics, EachMetricType) {
   for (auto kind :
        {MetricKind::Gauge, MetricKind::Sum, MetricKind::Histogram, MetricKind::ExponentialHistogram}) {
@@ -588,6 +651,76 @@ TEST(GenCli, ReportLinesAndFailureExitCode) {
     test::Process p({tern, "gen", "logs", "--otlp-http", "--otlp-endpoint", server.endpoint()});
     EXPECT_EQ(p.wait(std::chrono::seconds(30)), 1) << p.output();
     EXPECT_NE(p.output().find(": POST https://"), std::string::npos) << p.output();
+  }
+}
+
+// telemetrygen's --batch, --size and --interval: taken as telemetrygen takes them (exit 2
+// "unknown option" before), --interval said to be ignored.
+TEST(GenCli, TelemetrygenBatchSizeAndIntervalFlags) {
+  test::RecordingHttpServer server;
+  const std::string tern = std::string(TERN_BIN_DIR) + "/tern";
+  const auto gen = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = {tern, "gen"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--otlp-http", "--otlp-insecure", "--otlp-endpoint", server.endpoint()});
+    return std::make_unique<test::Process>(argv);
+  };
+  // The records per request of the requests received from here on.
+  const auto batches = [&](std::size_t from) {
+    std::vector<std::size_t> out;
+    const auto requests = server.store().requests();
+    for (std::size_t i = from; i < requests.size(); ++i) {
+      pdata::LogsData d;
+      EXPECT_FALSE(otlp::decode_logs_proto(requests[i].body, d).has_value());
+      out.push_back(d.record_count());
+    }
+    return out;
+  };
+  {
+    auto p = gen({"logs", "--logs", "5", "--batch", "--batch-size", "5"});
+    ASSERT_EQ(p->wait(std::chrono::seconds(30)), 0) << p->output();
+    EXPECT_EQ(batches(0), (std::vector<std::size_t>{5}));
+  }
+  {
+    const std::size_t before = server.store().size();
+    auto p = gen({"logs", "--logs", "3", "--batch=false"});
+    ASSERT_EQ(p->wait(std::chrono::seconds(30)), 0) << p->output();
+    EXPECT_EQ(batches(before), (std::vector<std::size_t>{1, 1, 1}));
+  }
+  {
+    const std::size_t before = server.store().size();
+    auto p = gen({"logs", "--logs", "2", "--batch-size", "2", "--size", "1"});
+    ASSERT_EQ(p->wait(std::chrono::seconds(30)), 0) << p->output();
+    const auto requests = server.store().requests();
+    ASSERT_EQ(requests.size(), before + 1);
+    pdata::LogsData d;
+    ASSERT_FALSE(otlp::decode_logs_proto(requests.back().body, d).has_value());
+    for (const auto& rec : d.resource_logs.at(0).scope_logs.at(0).log_records) {
+      const auto* load = pdata::find_attribute(rec.attributes, "load-0");
+      ASSERT_NE(load, nullptr);
+      EXPECT_EQ(load->string_value.size(), std::size_t{1} << 20);
+    }
+  }
+  {
+    auto p = gen({"traces", "--traces", "1", "--interval", "5s", "--marshal"});
+    ASSERT_EQ(p->wait(std::chrono::seconds(30)), 0) << p->output();
+    EXPECT_NE(p->output().find("tern gen: --interval is accepted for telemetrygen compatibility and ignored"),
+              std::string::npos)
+        << p->output();
+    EXPECT_NE(p->output().find("tern gen: --marshal is accepted for telemetrygen compatibility and ignored"),
+              std::string::npos)
+        << p->output();
+  }
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"logs", "--batch=false", "--batch-size", "10"}, "--batch=false sends one item per request"},
+      {{"logs", "--size", "-1"}, "--size must be from 0 to 2048"},
+      {{"metrics", "--size", "2048", "--batch-size", "2"}, "--size times --batch-size must be at most 2048"},
+      {{"logs", "--interval", "soon"}, "--interval"},
+  };
+  for (const auto& [args, message] : bad) {
+    auto p = gen(args);
+    EXPECT_EQ(p->wait(std::chrono::seconds(30)), 2) << args[1] << ": " << p->output();
+    EXPECT_NE(p->output().find(message), std::string::npos) << p->output();
   }
 }
 
