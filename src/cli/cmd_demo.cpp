@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "config/loader.h"
 #include "exporter/otlp/otlp_client.h"
+#include "gen/generator.h"
 #include "gen/workload.h"
 #include "otlp/proto_codec.h"
 #include "service/collector.h"
@@ -182,13 +184,15 @@ const tern::cli::RegisterCommand kDemoCommand{
       auto workers = std::make_shared<int>(2);
       cmd->add_option("--duration", *duration, "Seconds to generate")
           ->capture_default_str()
-          ->check(CLI::PositiveNumber);
+          ->check(tern::cli::positive_number());
+      // The bounds of `tern gen`: each worker is a thread with its own connection, and a
+      // request is built whole in memory.
       cmd->add_option("--batch-size", *batch, "Items per export request")
           ->capture_default_str()
-          ->check(CLI::PositiveNumber);
+          ->check(tern::cli::integer_range(1, static_cast<std::int64_t>(tern::gen::kMaxBatchSize)));
       cmd->add_option("--workers", *workers, "Generator workers")
           ->capture_default_str()
-          ->check(CLI::PositiveNumber);
+          ->check(tern::cli::integer_range(1, tern::gen::kMaxWorkers));
       cmd->callback([=] { tern::cli::set_exit_code(run_demo(*duration, *batch, *workers)); });
     }};
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "cli/version.h"
 #include "gen/generator.h"
 #include "text/ascii.h"
@@ -243,7 +244,7 @@ void add_signal(CLI::App* gen, tern::pdata::Signal signal) {
       cmd->add_option("--severity-text", o->severity_text, "Severity text of the log")->capture_default_str();
       cmd->add_option("--severity-number", o->severity_number, "Severity number of the log, 1 to 24")
           ->capture_default_str()
-          ->check(CLI::Range(1, 24));
+          ->check(tern::cli::integer_range(1, 24));
       cmd->add_option("--trace-id", o->trace_id_hex, "TraceID of the log (32 hex digits)");
       cmd->add_option("--span-id", o->span_id_hex, "SpanID of the log (16 hex digits)");
       break;

@@ -6,9 +6,15 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/flag_checks.h"
 #include "sink/sink_server.h"
 
 namespace {
+// Each server thread runs the io_context; beyond this only memory grows.
+constexpr int kMaxThreads = 1024;
+// An hour: a test that wants a slower answer wants none (--drop-connection-rate).
+constexpr int kMaxLatencyMs = 3'600'000;
+
 const tern::cli::RegisterCommand kSinkCommand{
     "sink", [](CLI::App& app) {
       auto* cmd = app.add_subcommand("sink", "Run an Elasticsearch-compatible bulk sink");
@@ -17,23 +23,23 @@ const tern::cli::RegisterCommand kSinkCommand{
       cmd->add_option("--listen", *listen, "HOST:PORT (port 0 = any free port)")->capture_default_str();
       cmd->add_option("--threads", opt->threads, "server threads")
           ->capture_default_str()
-          ->check(CLI::PositiveNumber);
+          ->check(tern::cli::integer_range(1, kMaxThreads));
       cmd->add_option("--dump", opt->dump_path, "append accepted documents to this NDJSON file");
       cmd->add_option("--seed", opt->seed, "seed of the fault decisions")->capture_default_str();
       cmd->add_option("--item-429-rate", opt->item_429_rate, "probability of an item 429")
-          ->check(CLI::Range(0.0, 1.0));
+          ->check(tern::cli::probability());
       cmd->add_option("--request-429-rate", opt->request_429_rate, "probability of a whole-request 429")
-          ->check(CLI::Range(0.0, 1.0));
+          ->check(tern::cli::probability());
       cmd->add_option("--request-503-rate", opt->request_503_rate, "probability of a whole-request 503")
-          ->check(CLI::Range(0.0, 1.0));
+          ->check(tern::cli::probability());
       cmd->add_option("--drop-connection-rate", opt->drop_connection_rate,
                       "probability of closing without an answer")
-          ->check(CLI::Range(0.0, 1.0));
+          ->check(tern::cli::probability());
       cmd->add_option("--max-content-length", opt->max_content_length, "bytes, uncompressed (413 above)")
           ->capture_default_str();
       cmd->add_option("--latency-ms", opt->latency_ms, "delay of every _bulk answer")
           ->capture_default_str()
-          ->check(CLI::NonNegativeNumber);
+          ->check(tern::cli::integer_range(0, kMaxLatencyMs));
       cmd->add_option("--mapping-error-field", opt->mapping_error_field,
                       "documents with this field get item 400");
       auto* cert = cmd->add_option("--tls-cert", opt->tls.cert_file,
