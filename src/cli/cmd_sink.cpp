@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "cli/flag_checks.h"
+#include "net/http_server.h"
 #include "sink/sink_server.h"
 
 namespace {
@@ -77,8 +78,9 @@ const tern::cli::RegisterCommand kSinkCommand{
           std::fprintf(stderr, "tern sink: cannot start: %s\n", e.what());
           throw CLI::RuntimeError(1);
         }
-        std::printf("tern sink %slistening on %s:%u\n", opt->tls.enabled() ? "(TLS) " : "", opt->host.c_str(),
-                    port);
+        // [::1]:PORT for IPv6, as --listen takes it: "::1:PORT" could not be read back.
+        std::printf("tern sink %slistening on %s\n", opt->tls.enabled() ? "(TLS) " : "",
+                    tern::net::join_host_port(opt->host, port).c_str());
         std::fflush(stdout);
         int sig = 0;
         sigwait(&set, &sig);

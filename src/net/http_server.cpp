@@ -57,6 +57,11 @@ std::pair<std::string, std::uint16_t> split_host_port(std::string_view endpoint)
   return {host, static_cast<std::uint16_t>(port)};
 }
 
+std::string join_host_port(std::string_view host, std::uint16_t port) {
+  const bool v6 = host.find(':') != std::string_view::npos && !host.starts_with('[');
+  return (v6 ? "[" + std::string(host) + "]" : std::string(host)) + ":" + std::to_string(port);
+}
+
 namespace {
 // What the server needs of a connection, whatever its stream type.
 class SessionBase {

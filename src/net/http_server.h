@@ -62,6 +62,9 @@ struct HttpServerOptions {
 // Splits "host:port", "[v6]:port" or ":port" (empty host: all interfaces, "0.0.0.0").
 // Throws std::invalid_argument for a missing or bad port.
 std::pair<std::string, std::uint16_t> split_host_port(std::string_view endpoint);
+// The reverse: "host:port", an IPv6 host in brackets ("[::1]:4318"), so that what is printed
+// can be read back (by split_host_port, a URL, a script waiting for "listening on").
+std::string join_host_port(std::string_view host, std::uint16_t port);
 
 class HttpServer {
  public:

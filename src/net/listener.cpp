@@ -5,6 +5,8 @@
 #include <boost/asio/ip/address.hpp>
 #include <stdexcept>
 
+#include "net/http_server.h"
+
 namespace tern::net {
 
 namespace asio = boost::asio;
@@ -32,8 +34,9 @@ void open_listener(tcp::acceptor& acceptor, const std::string& host, std::uint16
     acceptor.listen(asio::socket_base::max_listen_connections);
   } catch (const boost::system::system_error& e) {
     if (acceptor.is_open()) acceptor.close();
-    throw std::runtime_error(
-        fmt::format("cannot listen on {}:{}: {}", host.empty() ? "0.0.0.0" : host, port, e.code().message()));
+    throw std::runtime_error(fmt::format("cannot listen on {}: {}",
+                                         join_host_port(host.empty() ? "0.0.0.0" : host, port),
+                                         e.code().message()));
   }
 }
 

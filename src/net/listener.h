@@ -9,8 +9,8 @@ namespace tern::net {
 // Binds `acceptor` to host:port and listens. `host`: an IP literal; empty = every IPv4
 // interface; "localhost" = 127.0.0.1; any other name through the resolver (its first
 // address), as the Collector's listeners take host names. Throws std::runtime_error
-// "cannot listen on <host>:<port>: <reason>" (a bare "bind: Address already in use" did not
-// say which of a config's listeners failed).
+// "cannot listen on <host>:<port>: <reason>", an IPv6 host in brackets (a bare "bind:
+// Address already in use" did not say which of a config's listeners failed).
 void open_listener(boost::asio::ip::tcp::acceptor& acceptor, const std::string& host, std::uint16_t port);
 
 }  // namespace tern::net

@@ -301,7 +301,7 @@ void Collector::start() {
       std::uint16_t bound = 0;
       starting("extensions." + ext_id, [&] { bound = server->start(); });
       if (!i.health_port) i.health_port = bound;
-      spdlog::info("health_check {} on {}:{}{}", ext_id, host, bound, path);
+      spdlog::info("health_check {} on {}{}", ext_id, net::join_host_port(host, bound), path);
     }
     if (!i.config.telemetry.metrics_address.empty()) {
       auto [host, port] = net::split_host_port(i.config.telemetry.metrics_address);
@@ -320,7 +320,7 @@ void Collector::start() {
         return res;
       });
       starting("service.telemetry.metrics", [&] { i.metrics_port = i.metrics_server->start(); });
-      spdlog::info("internal metrics on http://{}:{}/metrics", host, i.metrics_port);
+      spdlog::info("internal metrics on http://{}/metrics", net::join_host_port(host, i.metrics_port));
     }
     for (auto& [id, r] : i.receivers) {
       starting("receivers." + id, [&] { r->start(); });

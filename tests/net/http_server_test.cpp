@@ -110,6 +110,21 @@ std::string read_response(tcp::socket& s, asio::streambuf& buf) {
   return head.substr(0, head.find("\r\n")) + "|" + body;
 }
 
+// What is printed of a listening address reads back: IPv6 hosts in brackets ("::1:4318" was
+// printed for [::1]:4318, which no parser could take apart).
+TEST(HostPort, JoinBracketsIpv6AndSplitReadsItBack) {
+  EXPECT_EQ(join_host_port("127.0.0.1", 4318), "127.0.0.1:4318");
+  EXPECT_EQ(join_host_port("localhost", 0), "localhost:0");
+  EXPECT_EQ(join_host_port("::1", 9200), "[::1]:9200");
+  EXPECT_EQ(join_host_port("[::1]", 9200), "[::1]:9200");  // already bracketed: kept
+  EXPECT_EQ(join_host_port("fe80::1%eth0", 80), "[fe80::1%eth0]:80");
+  for (const std::string host : {"127.0.0.1", "::1", "2001:db8::7"}) {
+    const auto [h, p] = split_host_port(join_host_port(host, 65535));
+    EXPECT_EQ(h, host);
+    EXPECT_EQ(p, 65535);
+  }
+}
+
 // Bodies of 16 KiB and more are read from the socket straight into the request: whether
 // they come with their header, in pieces with pauses between them, or with the next
 // request's bytes right behind them on a kept-alive connection, each request gets exactly

@@ -291,6 +291,35 @@ TEST(SinkProcess, BadArgumentsAndBusyPortFail) {
       << second.output();
 }
 
+// The start line of an IPv6 sink gives the address as --listen takes it, [::1]:PORT
+// ("::1:PORT" could not be parsed back), and that address answers.
+TEST(SinkProcess, Ipv6ListenLineHasBrackets) {
+  {
+    // Skipped where the host has no IPv6 loopback (some containers).
+    boost::asio::io_context ioc;
+    boost::asio::ip::tcp::acceptor probe(ioc);
+    boost::system::error_code ec;
+    probe.open(boost::asio::ip::tcp::v6(), ec);
+    if (!ec) probe.bind({boost::asio::ip::address_v6::loopback(), 0}, ec);
+    if (ec) GTEST_SKIP() << "no IPv6 loopback: " << ec.message();
+  }
+  test::Process p({kTern, "sink", "--listen", "[::1]:0"});
+  auto line = p.wait_for_line("tern sink listening on ", 20s);
+  ASSERT_TRUE(line) << p.output();
+  const std::string prefix = "tern sink listening on [::1]:";
+  ASSERT_EQ(line->rfind(prefix, 0), 0u) << *line;
+  const auto port = test::parse_listen_port(*line);
+  ASSERT_TRUE(port && *port != 0) << *line;
+  EXPECT_EQ(*line, prefix + std::to_string(*port));
+  asio::io_context ioc;
+  tcp::socket sock(ioc);
+  boost::system::error_code ec;
+  sock.connect({asio::ip::address_v6::loopback(), *port}, ec);
+  EXPECT_FALSE(ec) << ec.message();
+  p.signal(SIGTERM);
+  EXPECT_EQ(p.wait(10s), 0) << p.output();
+}
+
 // After stop() (the server object still alive) the port refuses connections at once: the
 // listening socket used to be closed by a handler the stopping io threads could skip, and a
 // client then hung in the backlog until its own timeout.

@@ -72,8 +72,8 @@ void OtlpReceiver::start() {
       im.http = std::make_unique<net::HttpServer>(
           o, [h = &*im.http_handler](net::HttpRequest& r) { return h->handle(r); });
       start_protocol("http", [&] { im.http->start(); });
-      spdlog::info("otlp receiver: OTLP/HTTP{} listening on {}:{}", tls_note(im.config.http.tls), host,
-                   im.http->port());
+      spdlog::info("otlp receiver: OTLP/HTTP{} listening on {}", tls_note(im.config.http.tls),
+                   net::join_host_port(host, im.http->port()));
     }
     if (im.config.grpc.enabled) {
       im.grpc = std::make_unique<OtlpGrpcServer>(im.config.grpc, im.core, im.options.grpc_threads,
