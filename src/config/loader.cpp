@@ -212,10 +212,14 @@ class MapReader {
       ctx_.error(n->Mark(), fmt::format("{}: expected true or false, got \"{}\"", sub_path(key), *v));
     }
   }
-  void uint(std::string_view key, std::uint64_t& out, std::uint64_t max = UINT64_MAX) {
+  // False when the key is there and its value was refused (reported): checks that combine
+  // keys skip what would only repeat that error.
+  bool uint(std::string_view key, std::uint64_t& out, std::uint64_t max = UINT64_MAX) {
     auto n = present(key);
-    if (!n) return;
-    if (auto v = parse_uint(*n, sub_path(key), max)) out = *v;
+    if (!n) return true;
+    auto v = parse_uint(*n, sub_path(key), max);
+    if (v) out = *v;
+    return v.has_value();
   }
   // A finite number in [min, max].
   void number(std::string_view key, double& out, double min, double max) {
@@ -948,14 +952,16 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, BatchProcessorConfig& 
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, MemoryLimiterProcessorConfig& c) {
   r.duration("check_interval", c.check_interval);
   // MiB are shifted into bytes: larger values would wrap into small limits.
-  r.uint("limit_mib", c.limit_mib, UINT64_MAX >> 20);
+  const bool mib_read = r.uint("limit_mib", c.limit_mib, UINT64_MAX >> 20);
   r.uint("spike_limit_mib", c.spike_limit_mib, UINT64_MAX >> 20);
-  r.uint("limit_percentage", c.limit_percentage, 100);
+  const bool percentage_read = r.uint("limit_percentage", c.limit_percentage, 100);
   r.uint("spike_limit_percentage", c.spike_limit_percentage, 100);
   if (c.check_interval <= Duration{0}) {
     ctx.error(r.mark("check_interval"), fmt::format("{}: check_interval must be greater than 0", r.path()));
   }
-  if (c.limit_mib == 0 && c.limit_percentage == 0) {
+  // A limit that was set but refused (`limit_percentage: 101`) is reported already; "set one"
+  // on top of it was false.
+  if (mib_read && percentage_read && c.limit_mib == 0 && c.limit_percentage == 0) {
     ctx.error(at, fmt::format("{}: one of limit_mib or limit_percentage must be set", r.path()));
   }
   if (c.limit_mib != 0 && c.spike_limit_mib >= c.limit_mib) {

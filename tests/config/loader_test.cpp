@@ -2223,10 +2223,33 @@ service:
   const auto e = errors(r);
   EXPECT_THAT(e, ElementsAre("t.yaml:3:81: error: receivers.otlp/big.protocols.grpc.max_recv_msg_size_mib: "
                              "expected an integer from 0 to 2047, got \"17592186044417\"",
-                             "t.yaml:5:3: error: processors.memory_limiter: one of limit_mib or "
-                             "limit_percentage must be set",
                              "t.yaml:5:51: error: processors.memory_limiter.limit_mib: expected an integer "
                              "from 0 to 17592186044415, got \"17592186044417\""));
+}
+
+// A limit out of range is that error alone: "one of limit_mib or limit_percentage must be
+// set" beside it was false (it was set), and only for a limit that is really missing.
+TEST(Problems, MemoryLimiterLimitOutOfRangeIsOneError) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+processors:
+  memory_limiter: {check_interval: 1s, limit_percentage: 101}
+  memory_limiter/b: {check_interval: 1s, limit_mib: x, limit_percentage: 50}
+  memory_limiter/none: {check_interval: 1s, limit_mib: 0}
+exporters:
+  debug: {}
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [memory_limiter, memory_limiter/b, memory_limiter/none], exporters: [debug]}
+)");
+  EXPECT_THAT(errors(r),
+              ElementsAre("t.yaml:4:58: error: processors.memory_limiter.limit_percentage: expected "
+                          "an integer from 0 to 100, got \"101\"",
+                          "t.yaml:5:53: error: processors.memory_limiter/b.limit_mib: expected an "
+                          "integer from 0 to 17592186044415, got \"x\"",
+                          "t.yaml:6:3: error: processors.memory_limiter/none: one of limit_mib or "
+                          "limit_percentage must be set"));
 }
 
 // max_request_body_size is at most 2 GiB: a body is held in memory whole (a limit of 1TiB
