@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
 #include <string>
 
 namespace tern::config {
@@ -36,6 +37,25 @@ std::optional<double> take_number(std::string_view& s) {
   if (!digits || !std::isfinite(v)) return std::nullopt;
   s.remove_prefix(i);
   return v;
+}
+
+// Whether `number` (as take_number reads it: digits, one optional '.') times `scale` is an
+// integer, exactly: the fraction F / 10^f makes whole bytes iff 10^f / gcd(scale, 10^f)
+// divides F (doubles cannot say it: 1.1 * 1e6 is 1100000.0000000002).
+bool is_whole_bytes(std::string_view number, std::uint64_t scale) {
+  const auto dot = number.find('.');
+  if (dot == std::string_view::npos) return true;
+  std::string_view fraction = number.substr(dot + 1);
+  while (!fraction.empty() && fraction.back() == '0') fraction.remove_suffix(1);
+  if (fraction.empty()) return true;
+  // Beyond 19 digits 10^f leaves 64 bits; no size is written that finely.
+  if (fraction.size() > 19) return false;
+  std::uint64_t f = 0, power = 1;
+  for (char c : fraction) {
+    f = f * 10 + static_cast<std::uint64_t>(c - '0');
+    power *= 10;
+  }
+  return f % (power / std::gcd(scale, power)) == 0;
 }
 
 std::string_view trim(std::string_view s) {
@@ -123,32 +143,37 @@ Parsed<std::uint64_t> parse_size(std::string_view text) {
     if (ec != std::errc() || end != s.data() + s.size()) return fail("too large");
     return {v, {}};
   }
+  const std::string_view number_text = s;
   auto n = take_number(s);
   if (!n) return fail("expected a number of bytes, optionally with a unit (e.g. \"5MB\", \"5MiB\")");
+  const std::string_view digits = number_text.substr(0, number_text.size() - s.size());
   std::string unit = tern::text::ascii_lower(trim(s));
-  double scale;
+  std::uint64_t scale;
   if (unit.empty() || unit == "b") {
     scale = 1;
   } else if (unit == "kb" || unit == "k") {
-    scale = 1e3;
+    scale = 1'000;
   } else if (unit == "mb" || unit == "m") {
-    scale = 1e6;
+    scale = 1'000'000;
   } else if (unit == "gb" || unit == "g") {
-    scale = 1e9;
+    scale = 1'000'000'000;
   } else if (unit == "tb" || unit == "t") {
-    scale = 1e12;
+    scale = 1'000'000'000'000;
   } else if (unit == "kib" || unit == "ki") {
-    scale = 1024.0;
+    scale = std::uint64_t{1} << 10;
   } else if (unit == "mib" || unit == "mi") {
-    scale = 1024.0 * 1024;
+    scale = std::uint64_t{1} << 20;
   } else if (unit == "gib" || unit == "gi") {
-    scale = 1024.0 * 1024 * 1024;
+    scale = std::uint64_t{1} << 30;
   } else if (unit == "tib" || unit == "ti") {
-    scale = 1024.0 * 1024 * 1024 * 1024;
+    scale = std::uint64_t{1} << 40;
   } else {
     return fail(fmt::format("unknown unit \"{}\" (one of B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)", trim(s)));
   }
-  double bytes = *n * scale;
+  // A size counts bytes: "1.5" or "1.1KiB" (1126.4) is no number of bytes, and rounding it
+  // silently made a value nobody wrote. "1.5GiB" and "0.5KB" are whole numbers of bytes.
+  if (!is_whole_bytes(digits, scale)) return fail("not a whole number of bytes");
+  double bytes = *n * static_cast<double>(scale);
   if (!(bytes < 9.2e18)) return fail("too large");
   return {static_cast<std::uint64_t>(std::llround(bytes)), {}};
 }

@@ -2252,6 +2252,27 @@ service:
                           "limit_percentage must be set"));
 }
 
+// A size counts bytes: a plain fraction is refused where it is written (it was rounded).
+TEST(Problems, FractionalByteCounts) {
+  auto r = load(R"(
+receivers:
+  otlp: {protocols: {grpc: }}
+processors:
+  batch: {send_batch_max_bytes: 1.5}
+  batch/b: {send_batch_max_bytes: "1.5 GiB"}
+exporters:
+  debug: {}
+service:
+  pipelines:
+    logs: {receivers: [otlp], processors: [batch], exporters: [debug]}
+    logs/b: {receivers: [otlp], processors: [batch/b], exporters: [debug]}
+)");
+  EXPECT_THAT(errors(r),
+              ElementsAre("t.yaml:4:33: error: processors.batch.send_batch_max_bytes: invalid size "
+                          "\"1.5\": not a whole number of bytes"));
+  EXPECT_EQ(settings<BatchProcessorConfig>(r.config.processors, "batch/b").send_batch_max_bytes, 3ull << 29);
+}
+
 // max_request_body_size is at most 2 GiB: a body is held in memory whole (a limit of 1TiB
 // once let a header alone make the collector reserve 500 GB and abort).
 TEST(Loader, MaxRequestBodySizeIsAtMost2GiB) {

@@ -79,6 +79,21 @@ TEST(Size, PlainAndUnits) {
   EXPECT_EQ(size("1_048_576"), 1048576u);
 }
 
+// A size counts bytes: a fraction is fine only where the unit makes it whole bytes (it was
+// rounded: `send_batch_max_bytes: 1.5` became 2).
+TEST(Size, FractionsMustMakeWholeBytes) {
+  EXPECT_EQ(size("1.0"), 1u);
+  EXPECT_EQ(size("2.000"), 2u);
+  EXPECT_EQ(size(".5KB"), 500u);
+  EXPECT_EQ(size("0.5KB"), 500u);
+  EXPECT_EQ(size("1.1MB"), 1100000u);
+  EXPECT_EQ(size("1.25KiB"), 1280u);
+  EXPECT_EQ(size("0.5KiB"), 512u);
+  for (const char* fraction : {"1.5", "0.5", "2.5B", "1.1KiB", "0.0001KB", "1.0000000001GB"})
+    EXPECT_EQ(parse_size(fraction).error,
+              "invalid size \"" + std::string(fraction) + "\": not a whole number of bytes");
+}
+
 TEST(Size, DigitGroupsOnlyBetweenDigits) {
   EXPECT_EQ(without_digit_groups("1_000"), "1000");
   for (const char* kept : {"_1000", "1000_", "1__000", "1_MB", "abc", "", "5MiB"})
