@@ -1813,14 +1813,23 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
                                 {type<Extension, HealthCheckExtensionConfig>("health_check", kAllSignals),
                                  type<Extension, FileStorageExtensionConfig>("file_storage", kAllSignals)},
                                 cfg.extensions);
-  // The file_storage extension `id` names, marked used; null when there is none.
-  const auto file_storage = [&](const std::string& id) -> const FileStorageExtensionConfig* {
+  // Keys that name a file_storage extension: checked against service.extensions below.
+  struct StorageUse {
+    std::string id, key;
+    YAML::Mark mark;
+  };
+  std::vector<StorageUse> storage_uses;
+  // The file_storage extension `id` names, marked used; null when there is none. `key` (the
+  // path of the setting that names it, at `mark`) is for the service.extensions check.
+  const auto file_storage = [&](const std::string& id, std::string key,
+                                const YAML::Mark& mark) -> const FileStorageExtensionConfig* {
     for (const auto& ext : cfg.extensions) {
       const auto* fs = std::get_if<FileStorageExtensionConfig>(&ext.settings);
       if (!fs || ext.id.str() != id) continue;
       auto d = extensions.find(id);
       if (d != extensions.end())
         d->second.used = true;  // used by a component, not only by service.extensions
+      storage_uses.push_back({id, std::move(key), mark});
       return fs;
     }
     return nullptr;
@@ -1830,7 +1839,8 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
   for (auto& rc : cfg.receivers) {
     auto* f = std::get_if<FilelogReceiverConfig>(&rc.settings);
     if (!f || f->storage.empty()) continue;
-    if (const auto* fs = file_storage(f->storage)) {
+    if (const auto* fs = file_storage(f->storage, "receivers." + rc.id.str() + ".storage",
+                                      root["receivers"][rc.id.str()]["storage"].Mark())) {
       f->storage = fs->directory;
     } else if (f->storage == "file_storage" || f->storage.starts_with("file_storage/")) {
       // An extension's id that is not defined: not a relative directory of that name.
@@ -1877,7 +1887,8 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
       directory = &otlp->sending_queue.directory;
     }
     if (!storage || storage->empty()) continue;
-    if (const auto* fs = file_storage(*storage)) {
+    if (const auto* fs = file_storage(*storage, "exporters." + ec.id.str() + ".sending_queue.storage",
+                                      root["exporters"][ec.id.str()]["sending_queue"]["storage"].Mark())) {
       std::string leaf = "exporter_" + ec.id.type + (ec.id.name.empty() ? "" : "_" + ec.id.name);
       for (char& ch : leaf)
         if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') ch = '_';
@@ -1924,6 +1935,17 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
       }
     } else if (ext.IsDefined() && !ext.IsNull()) {
       ctx.error(ext.Mark(), "service.extensions: expected a list");
+    }
+    // Tern uses the directory of a file_storage extension that a component names whether or
+    // not service.extensions lists it; the Collector starts only listed extensions and
+    // refuses such a config. Said once per key, where the key names the extension.
+    for (const auto& use : storage_uses) {
+      if (std::find(cfg.service_extensions.begin(), cfg.service_extensions.end(), use.id) ==
+          cfg.service_extensions.end())
+        ctx.warning(use.mark, fmt::format("{} names extension \"{}\", which service.extensions does not "
+                                          "list (Tern uses it anyway; the OpenTelemetry Collector refuses "
+                                          "this config): add it to service.extensions",
+                                          use.key, use.id));
     }
 
     YAML::Node pipes_node = service.get("pipelines");

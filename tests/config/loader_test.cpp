@@ -1489,11 +1489,11 @@ extensions:
   file_storage:
 exporters: {debug: }
 service:
-  extensions: [file_storage]
+  extensions: [file_storage/state, file_storage]
   pipelines:
     logs: {receivers: [filelog, filelog/plain], exporters: [debug]}
 )");
-  ASSERT_THAT(messages(r), IsEmpty());  // file_storage/state is used by the receiver, not unused
+  ASSERT_THAT(messages(r), IsEmpty());
   EXPECT_EQ(settings<FilelogReceiverConfig>(r.config.receivers, "filelog").storage, "/var/lib/otelcol/state");
   EXPECT_EQ(settings<FilelogReceiverConfig>(r.config.receivers, "filelog/plain").storage, "/var/lib/tern");
   EXPECT_EQ(settings<FileStorageExtensionConfig>(r.config.extensions, "file_storage").directory,
@@ -1520,6 +1520,7 @@ exporters:
     endpoints: ["http://127.0.0.1:9200"]
     sending_queue: {enabled: false, storage: file_storage/queue}
 service:
+  extensions: [file_storage/queue]
   pipelines:
     logs: {receivers: [otlp], exporters: [elasticsearch, elasticsearch/b, elasticsearch/off]}
 )");
@@ -1603,6 +1604,7 @@ exporters:
   otlp:
     endpoint: gateway:4317
 service:
+  extensions: [file_storage]
   pipelines:
     logs: {receivers: [otlp], exporters: [otlp/gateway, otlphttp, otlp]}
 )");
@@ -1614,6 +1616,47 @@ service:
   EXPECT_EQ(h.directory, "/var/lib/otelcol/file_storage/exporter_otlphttp");
   EXPECT_EQ(h.max_size, 1ull << 30);
   EXPECT_EQ(settings<OtlpExporterConfig>(r.config.exporters, "otlp").sending_queue.directory, "");
+}
+
+// A file_storage extension that a component names is used whether or not service.extensions
+// lists it; the Collector refuses the config then, so Tern warns at the key that names it.
+// Unlisted and unnamed, it is unused.
+TEST(Problems, FileStorageNamedButNotListedIsAWarning) {
+  auto r = load(R"(
+receivers:
+  filelog: {include: [/var/log/a.log], storage: file_storage/offsets}
+extensions:
+  file_storage/offsets: {directory: /var/lib/tern/offsets}
+  file_storage/queue: {directory: /var/lib/tern/queue}
+  file_storage/listed: {directory: /var/lib/tern/listed}
+  file_storage/idle: {directory: /var/lib/tern/idle}
+exporters:
+  otlp:
+    endpoint: gateway:4317
+    sending_queue: {storage: file_storage/queue}
+  otlp/b:
+    endpoint: gateway:4317
+    sending_queue: {storage: file_storage/listed}
+service:
+  extensions: [file_storage/listed]
+  pipelines:
+    logs: {receivers: [filelog], exporters: [otlp, otlp/b]}
+)");
+  EXPECT_THAT(errors(r), IsEmpty());
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre("t.yaml:2:49: warning: receivers.filelog.storage names extension \"file_storage/offsets\", "
+                  "which service.extensions does not list (Tern uses it anyway; the OpenTelemetry Collector "
+                  "refuses this config): add it to service.extensions",
+                  "t.yaml:7:3: warning: extension \"file_storage/idle\" is defined but not used in "
+                  "service.extensions",
+                  "t.yaml:11:30: warning: exporters.otlp.sending_queue.storage names extension "
+                  "\"file_storage/queue\", which service.extensions does not list (Tern uses it anyway; the "
+                  "OpenTelemetry Collector refuses this config): add it to service.extensions"));
+  // Used all the same: the directories are the extensions'.
+  EXPECT_EQ(settings<FilelogReceiverConfig>(r.config.receivers, "filelog").storage, "/var/lib/tern/offsets");
+  EXPECT_EQ(settings<OtlpExporterConfig>(r.config.exporters, "otlp").sending_queue.directory,
+            "/var/lib/tern/queue/exporter_otlp");
 }
 
 // filelog operators: the Collector's stanza operators Tern runs, read and checked.
