@@ -53,7 +53,9 @@ struct Collector::Impl {
   std::map<std::string, std::shared_ptr<pipeline::ReceiverRouter>> routers;
   std::map<std::string, std::unique_ptr<receiver::otlp::OtlpReceiver>> receivers;
   std::map<std::string, std::unique_ptr<receiver::filelog::FilelogReceiver>> file_receivers;
-  std::vector<std::shared_ptr<processor::MemoryLimiter>> limiters;
+  // One limiter per pipeline a memory_limiter is in (each measures on its own); their
+  // refusals are one series per processor id.
+  std::vector<std::pair<std::string, std::shared_ptr<processor::MemoryLimiter>>> limiters;
   std::map<std::string, std::shared_ptr<processor::FilterProcessor>> filters;
   // resourcedetection: what each processor id detected (once, whatever pipelines use it).
   std::map<std::string, std::optional<config::AttributesProcessorConfig>> detected_resources;
@@ -110,7 +112,7 @@ struct Collector::Impl {
     }
     if (const auto* m = std::get_if<config::MemoryLimiterProcessorConfig>(&c->settings)) {
       auto l = std::make_shared<processor::MemoryLimiter>(*m);
-      limiters.push_back(l);
+      limiters.emplace_back(id, l);
       return l;
     }
     if (const auto* f = std::get_if<config::FilterProcessorConfig>(&c->settings)) {
@@ -216,8 +218,13 @@ struct Collector::Impl {
                            fmt::format("processor=\"{}\",signal=\"{}\"", id, pdata::to_string(s)),
                            static_cast<double>(f->dropped(s)),
                            "Items the filter processor's conditions dropped", true});
-    for (std::size_t i = 0; i < limiters.size(); ++i)
-      samples.push_back({"tern_memory_limiter_refused_total", "", static_cast<double>(limiters[i]->refused()),
+    // Summed per id: a memory_limiter in three pipelines wrote three unlabelled samples of one
+    // series, an exposition Prometheus refuses.
+    std::map<std::string, std::uint64_t> refused_by_limiter;
+    for (const auto& [id, l] : limiters) refused_by_limiter[id] += l->refused();
+    for (const auto& [id, n] : refused_by_limiter)
+      samples.push_back({"tern_memory_limiter_refused_total",
+                         "processor=\"" + pipeline::escape_label(id) + "\"", static_cast<double>(n),
                          "Batches refused by memory_limiter", true});
     samples.push_back({"tern_process_resident_memory_bytes", "",
                        static_cast<double>(processor::MemoryLimiter::read_rss()),

@@ -277,6 +277,29 @@ TEST_F(CollectorTest, HealthCheckAndInternalMetrics) {
   EXPECT_EQ(after.call("GET", "/").status, 0) << "the extension stops with the collector";
 }
 
+// A memory_limiter in several pipelines has a limiter in each; its refusals are one series,
+// labelled with the processor's id. Each pipeline's limiter wrote an unlabelled sample of
+// the same series, an exposition Prometheus refuses.
+TEST_F(CollectorTest, MemoryLimiterRefusalsAreOneSeriesPerProcessor) {
+  start_sink();
+  std::string yaml = config_yaml(sink_port_, "", "[memory_limiter, batch]");
+  yaml.replace(yaml.find("processors:\n"), 12,
+               "processors:\n  memory_limiter: {check_interval: 1s, limit_mib: 1000000}\n");
+  const std::string traces = "    traces:\n      receivers: [otlp]\n";
+  yaml.replace(yaml.find(traces), traces.size(), traces + "      processors: [memory_limiter]\n");
+  start_collector(yaml);
+  HttpClient metrics(collector_->metrics_port());
+  const std::string body = metrics.call("GET", "/metrics").body;
+  std::size_t samples = 0;
+  std::istringstream lines(body);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("tern_memory_limiter_refused_total", 0) == 0) {
+      ++samples;
+      EXPECT_EQ(line, "tern_memory_limiter_refused_total{processor=\"memory_limiter\"} 0");
+    }
+  EXPECT_EQ(samples, 1u) << body;
+}
+
 // mapping.mode bodymap: map bodies are indexed as the documents themselves, other records
 // are counted as not encoded (and their requests still settle), in every place encoding
 // happens: the memory queue's producers (early), its consumers (late), the disk queue's
