@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -298,6 +299,103 @@ TEST_F(CollectorTest, MemoryLimiterRefusalsAreOneSeriesPerProcessor) {
       EXPECT_EQ(line, "tern_memory_limiter_refused_total{processor=\"memory_limiter\"} 0");
     }
   EXPECT_EQ(samples, 1u) << body;
+}
+
+// docs/metrics.md is the reference of /metrics: every family a collector with every kind of
+// component serves is named there, and no series is written twice (a memory_limiter in two
+// pipelines wrote two unlabelled samples of one series, which Prometheus refuses).
+TEST_F(CollectorTest, EveryServedMetricIsInTheMetricsReference) {
+  sink::SinkOptions so;
+  so.mapping_error_field = "severity_text";  // permanent failures: the by-reason family too
+  start_sink(so);
+  const fs::path dir = fs::temp_directory_path() / ("tern-collector-metrics-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "app.log") << "one\ntwo\n";
+  const std::string sink = "127.0.0.1:" + std::to_string(sink_port_);
+  start_collector(R"(
+receivers:
+  otlp:
+    protocols:
+      http: {endpoint: 127.0.0.1:0}
+  filelog:
+    include: [)" + (dir / "app.log").string() +
+                  R"(]
+    start_at: beginning
+processors:
+  batch: {timeout: 10ms}
+  memory_limiter: {check_interval: 1s, limit_mib: 1000000}  # never reached: it only has to be there
+  filter:
+    logs:
+      log_record: ['body == "drop me"']
+exporters:
+  elasticsearch:
+    endpoints: [http://)" +
+                  sink +
+                  R"(]
+    flush: {interval: 20ms}
+    sending_queue: {enabled: true, type: disk, directory: )" +
+                  (dir / "queue").string() + R"(}
+  otlphttp:
+    endpoint: http://)" +
+                  sink +
+                  R"(
+    retry_on_failure: {enabled: false}
+    sending_queue: {storage: file_storage}
+  debug:
+extensions:
+  file_storage: {directory: )" +
+                  (dir / "storage").string() + R"(}
+service:
+  extensions: [file_storage]
+  telemetry:
+    metrics: {address: 127.0.0.1:0}
+  pipelines:
+    logs:
+      receivers: [otlp, filelog]
+      processors: [memory_limiter, filter, batch]
+      exporters: [elasticsearch, otlphttp, debug]
+    traces:
+      receivers: [otlp]
+      processors: [memory_limiter, batch]
+      exporters: [elasticsearch]
+)");
+  ASSERT_EQ(post("/v1/logs", logs_json(3, 0), "application/json").status, 200);
+  HttpClient metrics(collector_->metrics_port());
+  std::string body;
+  for (int i = 0; i < 250; ++i) {
+    body = metrics.call("GET", "/metrics").body;
+    if (body.find("tern_exporter_docs_failed_by_reason_total{") != std::string::npos &&
+        body.find("tern_exporter_requests_by_status_total{") != std::string::npos)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::ifstream in(TERN_SOURCE_DIR "/docs/metrics.md");
+  ASSERT_TRUE(in) << "docs/metrics.md";
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::set<std::string> families, series;
+  std::istringstream lines(body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("# TYPE ", 0) == 0) {
+      const std::string name = line.substr(7, line.find(' ', 7) - 7);
+      families.insert(name);
+      EXPECT_NE(doc.find("`" + name + "`"), std::string::npos) << name << " is not in docs/metrics.md";
+    } else if (!line.empty() && line[0] != '#') {
+      EXPECT_TRUE(series.insert(line.substr(0, line.rfind(' '))).second) << "served twice: " << line;
+    }
+  }
+  // Every kind of component above served its families (the list is not empty by accident).
+  for (const char* name : {"tern_receiver_requests_total", "tern_filelog_batches_sent_total",
+                           "tern_memory_limiter_refused_total", "tern_processor_filter_dropped_items_total",
+                           "tern_exporter_docs_failed_by_reason_total", "tern_exporter_request_latency_ms",
+                           "tern_exporter_items_sent_total", "tern_exporter_debug_events_total",
+                           "tern_exporter_disk_queue_written_frames_total", "tern_process_uptime_seconds"})
+    EXPECT_TRUE(families.count(name)) << name << "\n" << body;
+  EXPECT_NE(body.find("tern_memory_limiter_refused_total{processor=\"memory_limiter\"} "), std::string::npos)
+      << body;
+  collector_->shutdown(std::chrono::seconds(5));
+  collector_.reset();
+  fs::remove_all(dir);
 }
 
 // mapping.mode bodymap: map bodies are indexed as the documents themselves, other records
