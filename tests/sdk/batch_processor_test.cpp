@@ -10,8 +10,11 @@
 namespace tern::sdk::logs {
 namespace {
 
+using testing::FailingFlushExporter;
 using testing::GatedExporter;
+using testing::ReturnsWithin;
 using testing::SlowExporter;
+using testing::StuckUntilShutdownExporter;
 using testing::WaitFor;
 using namespace std::chrono_literals;
 
@@ -233,6 +236,79 @@ TEST(BatchProcessorTest, ConcurrentEmitWithFlushAndShutdown) {
   p->Shutdown(20s);
   for (auto& th : threads) th.join();
   EXPECT_EQ(exporter->record_count() + p->dropped_count(), emitted.load());
+}
+
+// The hang at exit: the export thread is blocked in an Export that only ends when the
+// exporter is shut down, and only that thread used to shut it down. A timed-out Shutdown
+// now shuts the exporter down itself, so the blocked export ends and the destructor's join
+// returns.
+TEST(BatchProcessorTest, TimedOutShutdownShutsTheExporterDownSoTheDestructorReturns) {
+  auto stuck = std::make_shared<StuckUntilShutdownExporter>();
+  auto p = std::make_shared<std::unique_ptr<BatchLogRecordProcessor>>(
+      std::make_unique<BatchLogRecordProcessor>(stuck, Options(8, 1)));
+  EmitSeq(**p, 0);
+  ASSERT_TRUE(WaitFor([&] { return stuck->entered() == 1; }));
+  EXPECT_FALSE((*p)->Shutdown(100ms));
+  EXPECT_GE(stuck->shutdown_calls(), 1);
+  EXPECT_TRUE(ReturnsWithin([p] { p->reset(); }, 10s));  // the destructor joins the export thread
+}
+
+// A shutdown that timed out stays a failed shutdown: asking again, once the export thread
+// has finished, does not report success for records the timeout abandoned.
+TEST(BatchProcessorTest, ShutdownAfterATimedOutOneIsStillFalse) {
+  auto stuck = std::make_shared<StuckUntilShutdownExporter>();
+  BatchLogRecordProcessor p(stuck, Options(8, 1));
+  EmitSeq(p, 0);
+  ASSERT_TRUE(WaitFor([&] { return stuck->entered() == 1; }));
+  EXPECT_FALSE(p.Shutdown(50ms));
+  EXPECT_FALSE(p.Shutdown(20s));  // waits for the thread to finish, then reports the failure
+}
+
+// A second, concurrent Shutdown waits for the first one and returns its result once the
+// queued record is exported, instead of returning before anything was exported.
+TEST(BatchProcessorTest, ConcurrentShutdownWaitsForTheFirstOne) {
+  auto memory = std::make_shared<InMemoryLogRecordExporter>();
+  auto gated = std::make_shared<GatedExporter>(memory);
+  BatchLogRecordProcessor p(gated, Options(8, 1));
+  EmitSeq(p, 0);
+  ASSERT_TRUE(WaitFor([&] { return gated->entered() == 1; }));
+  std::atomic<int> first{-1};
+  std::thread t([&] { first.store(p.Shutdown(20s) ? 1 : 0); });
+  // The first shutdown has begun once emits are dropped (records emitted before that are
+  // queued behind record 0).
+  ASSERT_TRUE(WaitFor([&] {
+    EmitSeq(p, 1);
+    return p.dropped_count() > 0;
+  }));
+  gated->Open();
+  EXPECT_TRUE(p.Shutdown(20s));
+  EXPECT_GE(memory->record_count(), 1u);  // the first shutdown's export has happened
+  t.join();
+  EXPECT_EQ(first.load(), 1);
+}
+
+// OTel C++ returns the exporter's results: a failed exporter ForceFlush or Shutdown is a
+// failed processor ForceFlush or Shutdown.
+TEST(BatchProcessorTest, ExporterFlushAndShutdownResultsArePropagated) {
+  auto memory = std::make_shared<InMemoryLogRecordExporter>();
+  BatchLogRecordProcessor p(std::make_shared<FailingFlushExporter>(memory), Options(8, 4));
+  EmitSeq(p, 0);
+  EXPECT_FALSE(p.ForceFlush(20s));
+  EXPECT_EQ(memory->record_count(), 1u);  // the records were exported all the same
+  EmitSeq(p, 1);
+  EXPECT_FALSE(p.Shutdown(20s));
+  EXPECT_EQ(memory->record_count(), 2u);
+  EXPECT_FALSE(p.Shutdown(20s));  // asked again: the same answer
+}
+
+TEST(BatchProcessorTest, ZeroScheduledDelayIsRaisedToTheMinimum) {
+  auto memory = std::make_shared<InMemoryLogRecordExporter>();
+  BatchLogRecordProcessor p(memory, Options(8, 4, 0ms));
+  EXPECT_EQ(p.scheduled_delay(), BatchLogRecordProcessor::kMinScheduledDelay);
+  BatchLogRecordProcessor negative(memory, Options(8, 4, -5ms));
+  EXPECT_EQ(negative.scheduled_delay(), BatchLogRecordProcessor::kMinScheduledDelay);
+  EmitSeq(p, 0);  // the timer still exports
+  EXPECT_TRUE(WaitFor([&] { return memory->record_count() == 1; }));
 }
 
 }  // namespace

@@ -194,5 +194,61 @@ TEST(LoggerTest, ScopesOutliveTheExportThreadOfATimedOutShutdown) {
   for (const auto& r : records) EXPECT_EQ(r.scope_name, scope_name);
 }
 
+// A second Shutdown while the first is still exporting used to return true at once, so an
+// application could exit with its records still queued. It now waits for the first one
+// (within its own timeout) and returns its result.
+TEST(LoggerTest, SecondProviderShutdownWaitsForTheFirstAndGetsItsResult) {
+  auto memory = std::make_shared<InMemoryLogRecordExporter>();
+  auto gated = std::make_shared<testing::GatedExporter>(memory);
+  BatchLogRecordProcessorOptions o;
+  o.max_export_batch_size = 1;
+  auto processor = std::make_unique<BatchLogRecordProcessor>(gated, o);
+  auto* proc = processor.get();
+  LoggerProvider provider(Resource{}, std::move(processor));
+  Logger& logger = provider.GetLogger("l");
+  LogRecord r;
+  r.SetBody("x");
+  logger.Emit(r);
+  ASSERT_TRUE(testing::WaitFor([&] { return gated->entered() == 1; }));
+  std::atomic<int> first{-1};
+  std::thread t([&] { first.store(provider.Shutdown(std::chrono::seconds(20)) ? 1 : 0); });
+  // The first shutdown has begun once the processor drops emits.
+  ASSERT_TRUE(testing::WaitFor([&] {
+    logger.Emit(r);
+    return proc->dropped_count() > 0;
+  }));
+  EXPECT_FALSE(provider.Shutdown(std::chrono::milliseconds(20)));  // the first is stuck on the gate
+  gated->Open();
+  EXPECT_TRUE(provider.Shutdown(std::chrono::seconds(20)));
+  EXPECT_GE(memory->record_count(), 1u);
+  t.join();
+  EXPECT_EQ(first.load(), 1);
+  EXPECT_TRUE(provider.Shutdown(std::chrono::seconds(20)));  // later: the same result
+}
+
+// The provider's destructor returns even when the exporter can only be unblocked by its
+// own Shutdown (the Elasticsearch exporter with a batch it cannot deliver).
+TEST(LoggerTest, ProviderDestructorReturnsWhenTheExportThreadIsStuck) {
+  auto stuck = std::make_shared<testing::StuckUntilShutdownExporter>();
+  EXPECT_TRUE(testing::ReturnsWithin(
+      [stuck] {
+        LoggerProvider provider(Resource{}, std::make_unique<BatchLogRecordProcessor>(stuck));
+        LogRecord r;
+        r.SetBody("x");
+        provider.GetLogger("l").Emit(r);
+        provider.ForceFlush(std::chrono::milliseconds(200));  // starts the export that gets stuck
+        // ~LoggerProvider: Shutdown(5 s) times out, shuts the exporter down, joins.
+      },
+      std::chrono::seconds(30)));
+  EXPECT_GE(stuck->shutdown_calls(), 1);
+}
+
+TEST(LoggerTest, SimpleProcessorSecondShutdownGetsTheFirstResult) {
+  auto memory = std::make_shared<InMemoryLogRecordExporter>();
+  SimpleLogRecordProcessor p(std::make_shared<testing::FailingFlushExporter>(memory));
+  EXPECT_FALSE(p.Shutdown(std::chrono::seconds(1)));
+  EXPECT_FALSE(p.Shutdown(std::chrono::seconds(1)));  // not "true, already done"
+}
+
 }  // namespace
 }  // namespace tern::sdk::logs

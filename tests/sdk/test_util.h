@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <thread>
 
@@ -20,6 +21,19 @@ inline bool WaitFor(const std::function<bool()>& done,
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return true;
+}
+
+// Runs `fn` on a thread of its own and reports whether it returned within `limit`: a
+// liveness bound for calls that used to hang (a hung `fn` is left behind, blocked, so
+// that the test fails instead of never ending; whatever it uses must be owned by it).
+inline bool ReturnsWithin(std::function<void()> fn, std::chrono::milliseconds limit) {
+  auto done = std::make_shared<std::promise<void>>();
+  auto finished = done->get_future();
+  std::thread([fn = std::move(fn), done] {
+    fn();
+    done->set_value();
+  }).detach();
+  return finished.wait_for(limit) == std::future_status::ready;
 }
 
 // Forwards to `inner` once the gate is opened; Export blocks until then.
@@ -74,6 +88,44 @@ class SlowExporter final : public LogRecordExporter {
   const std::chrono::milliseconds delay_;
   mutable std::atomic<std::chrono::milliseconds::rep> flush_timeout_{-1};
   mutable std::atomic<std::chrono::milliseconds::rep> shutdown_timeout_{-1};
+};
+
+// A network exporter that cannot deliver: Export blocks until Shutdown is called (as an
+// Elasticsearch export of a held or endlessly retried batch does), then fails.
+class StuckUntilShutdownExporter final : public LogRecordExporter {
+ public:
+  ExportResult Export(const LogRecordBatchView&) const noexcept override {
+    entered_.fetch_add(1);
+    shut_down_.wait(false);
+    return ExportResult::kFailure;
+  }
+  bool Shutdown(std::chrono::milliseconds) const noexcept override {
+    shutdown_calls_.fetch_add(1);
+    shut_down_.store(true);
+    shut_down_.notify_all();
+    return true;
+  }
+  int entered() const { return entered_.load(); }
+  int shutdown_calls() const { return shutdown_calls_.load(); }
+
+ private:
+  mutable std::atomic<bool> shut_down_{false};
+  mutable std::atomic<int> entered_{0};
+  mutable std::atomic<int> shutdown_calls_{0};
+};
+
+// Exports into `inner` but reports its ForceFlush and Shutdown as failed.
+class FailingFlushExporter final : public LogRecordExporter {
+ public:
+  explicit FailingFlushExporter(std::shared_ptr<const LogRecordExporter> inner) : inner_(std::move(inner)) {}
+  ExportResult Export(const LogRecordBatchView& batch) const noexcept override {
+    return inner_->Export(batch);
+  }
+  bool ForceFlush(std::chrono::milliseconds) const noexcept override { return false; }
+  bool Shutdown(std::chrono::milliseconds) const noexcept override { return false; }
+
+ private:
+  std::shared_ptr<const LogRecordExporter> inner_;
 };
 
 }  // namespace tern::sdk::logs::testing

@@ -17,6 +17,9 @@ BatchLogRecordProcessor::BatchLogRecordProcessor(std::shared_ptr<const LogRecord
         options.max_queue_size = RoundUpPow2(options.max_queue_size);
         options.max_export_batch_size =
             std::clamp<std::size_t>(options.max_export_batch_size, 1, options.max_queue_size);
+        // A zero (or negative) delay times out at once, every time: the export thread
+        // would spin on an empty queue instead of sleeping.
+        options.scheduled_delay = std::max(options.scheduled_delay, kMinScheduledDelay);
         return options;
       }()),
       mask_(options_.max_queue_size - 1),
@@ -29,7 +32,11 @@ BatchLogRecordProcessor::BatchLogRecordProcessor(std::shared_ptr<const LogRecord
 }
 
 BatchLogRecordProcessor::~BatchLogRecordProcessor() {
+  // A Shutdown that times out has shut the exporter down from here, which ends a network
+  // export the thread may be blocked in; the join then waits only for the rest of the
+  // queue to be refused by the shut-down exporter.
   Shutdown(std::chrono::seconds(5));
+  std::lock_guard join(join_mu_);
   if (thread_.joinable()) thread_.join();
 }
 
@@ -163,12 +170,22 @@ void BatchLogRecordProcessor::Run() {
       // Read the requests before the end position: everything emitted before a
       // ForceFlush/Shutdown call is then included.
       Drain(enqueue_pos_.load(std::memory_order_acquire), false);
-      if (flush != flush_done_.load()) exporter_->ForceFlush(TimeLeft(flush_deadline));
-      if (stop) exporter_->Shutdown(TimeLeft(stop_deadline));
+      const bool flushing = flush != flush_done_.load();
+      const bool flush_ok = flushing && exporter_->ForceFlush(TimeLeft(flush_deadline));
+      const bool stop_ok = stop && exporter_->Shutdown(TimeLeft(stop_deadline));
       {
         std::lock_guard lock(mu_);
+        if (flushing) {
+          // Every waiting ticket up to `flush` was served by this round (tickets are
+          // handed out in order, and a round exports all that was emitted before it).
+          for (auto it = flush_results_.begin(); it != flush_results_.end() && it->first <= flush; ++it)
+            if (it->second < 0) it->second = flush_ok ? 1 : 0;
+        }
         flush_done_.store(flush);
-        if (stop) finished_.store(true, std::memory_order_release);
+        if (stop) {
+          shutdown_ok_ = stop_ok;
+          finished_.store(true, std::memory_order_release);
+        }
       }
       done_cv_.notify_all();
       if (stop) return;
@@ -183,25 +200,49 @@ bool BatchLogRecordProcessor::ForceFlush(std::chrono::milliseconds timeout) noex
   if (shutdown_.load()) return false;
   const auto deadline = DeadlineAfter(timeout);
   std::unique_lock lock(mu_);
-  const std::uint64_t ticket = flush_requested_.fetch_add(1) + 1;
+  // Tickets are only handed out here, under mu_.
+  const std::uint64_t ticket = flush_requested_.load() + 1;
+  try {
+    flush_results_.emplace(ticket, -1);
+  } catch (...) {  // allocation failure: no flush requested
+    return false;
+  }
+  flush_requested_.store(ticket);
   flush_deadline_ = std::max(flush_deadline_, deadline);
   wake_cv_.notify_one();
-  return WaitUntil(done_cv_, lock, deadline,
-                   [&] { return flush_done_.load() >= ticket || finished_.load(); }) &&
-         flush_done_.load() >= ticket;
+  WaitUntil(done_cv_, lock, deadline, [&] { return flush_results_[ticket] >= 0 || finished_.load(); });
+  const auto it = flush_results_.find(ticket);
+  const bool ok = it->second == 1;  // -1: timed out, or the processor shut down first
+  flush_results_.erase(it);
+  return ok;
 }
 
 bool BatchLogRecordProcessor::Shutdown(std::chrono::milliseconds timeout) noexcept {
-  if (shutdown_.exchange(true)) return finished_.load();
   const auto deadline = DeadlineAfter(timeout);
   std::unique_lock lock(mu_);
-  stop_deadline_ = deadline;
-  stop_requested_.store(true);
-  wake_cv_.notify_one();
-  const bool done = WaitUntil(done_cv_, lock, deadline, [&] { return finished_.load(); });
+  if (!shutdown_.exchange(true)) {
+    stop_deadline_ = deadline;
+    stop_requested_.store(true);
+    wake_cv_.notify_one();
+  }
+  // A second caller waits for the first shutdown to end, within its own timeout, and
+  // gets the same result: returning true before anything was exported would let an
+  // application exit with its records still queued.
+  if (!WaitUntil(done_cv_, lock, deadline, [&] { return finished_.load(); })) {
+    // The export thread may be blocked in an Export that only ends when the exporter shuts
+    // down (a network exporter holding a batch it cannot deliver): shut the exporter down
+    // from here with no time left, which aborts it, so that the thread can finish and the
+    // destructor's join returns. Once: the exporter is not shut down twice from here.
+    const bool abort = !std::exchange(aborted_, true);
+    lock.unlock();
+    if (abort) exporter_->Shutdown(std::chrono::milliseconds::zero());
+    return false;
+  }
+  const bool ok = shutdown_ok_ && !aborted_;
   lock.unlock();
-  if (done) thread_.join();
-  return done;
+  std::lock_guard join(join_mu_);
+  if (thread_.joinable()) thread_.join();
+  return ok;
 }
 
 }  // namespace tern::sdk::logs

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -26,12 +27,15 @@ namespace tern::sdk::logs {
 
 struct BatchLogRecordProcessorOptions {
   std::size_t max_queue_size = 2048;  // rounded up to a power of two
+  // Raised to kMinScheduledDelay: 0 would make the export thread spin.
   std::chrono::milliseconds scheduled_delay{1000};
   std::size_t max_export_batch_size = 512;  // clamped to max_queue_size
 };
 
 class BatchLogRecordProcessor final : public LogRecordProcessor {
  public:
+  static constexpr std::chrono::milliseconds kMinScheduledDelay{1};
+
   explicit BatchLogRecordProcessor(std::shared_ptr<const LogRecordExporter> exporter,
                                    BatchLogRecordProcessorOptions options = {});
   ~BatchLogRecordProcessor() override;  // Shutdown if needed, then joins the thread
@@ -41,16 +45,22 @@ class BatchLogRecordProcessor final : public LogRecordProcessor {
   // After Shutdown: drops the record and counts it.
   void OnEmit(const LogRecord& record, const InstrumentationScope& scope) noexcept override;
   // Exports everything emitted before the call, then calls the exporter's ForceFlush with
-  // the time left; false on timeout or after shutdown. milliseconds::max(): no limit.
+  // the time left and returns its result; false on timeout or after shutdown.
+  // milliseconds::max(): no limit.
   bool ForceFlush(std::chrono::milliseconds timeout) noexcept override;
   // Stops accepting records, exports what is queued, shuts the exporter down with the
-  // time left. milliseconds::max(): no limit.
+  // time left and returns its result. milliseconds::max(): no limit. On timeout, calls
+  // the exporter's Shutdown(0) from the calling thread (which aborts a network export the
+  // export thread may be blocked in) and returns false. A concurrent or later call waits
+  // (within its own timeout) for the first one to end and returns the same result.
   bool Shutdown(std::chrono::milliseconds timeout) noexcept override;
 
   // Records not exported: ring full, emitted after shutdown, or left behind by a
   // shutdown that raced with their emit.
   std::uint64_t dropped_count() const noexcept;
   std::size_t capacity() const noexcept { return mask_ + 1; }
+  // The delay in use (options.scheduled_delay, at least kMinScheduledDelay).
+  std::chrono::milliseconds scheduled_delay() const noexcept { return options_.scheduled_delay; }
 
  private:
   struct alignas(64) Slot {
@@ -96,6 +106,13 @@ class BatchLogRecordProcessor final : public LogRecordProcessor {
   // not yet taken by the export thread.
   SteadyClock::time_point flush_deadline_ = SteadyClock::time_point::min();
   SteadyClock::time_point stop_deadline_;
+  // Guarded by mu_. Each waiting ForceFlush's ticket, -1 until a flush round covering it
+  // has ended, then the exporter's ForceFlush result (1 or 0): a caller gets the result of
+  // the round that served it, not of a later one.
+  std::map<std::uint64_t, int> flush_results_;
+  bool shutdown_ok_ = false;  // the exporter's Shutdown result, set before finished_
+  bool aborted_ = false;      // a Shutdown timed out and shut the exporter down itself
+  std::mutex join_mu_;        // one caller joins the thread
 
   // Export-thread scratch, reused between batches (swapped with ring slots so string
   // capacity circulates instead of being reallocated).

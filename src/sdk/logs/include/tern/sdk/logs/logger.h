@@ -4,6 +4,7 @@
 // Emit reads them without synchronisation. Loggers live as long as their provider.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -52,6 +53,8 @@ class LoggerProvider {
 
   // Each processor gets the time left of `timeout`; milliseconds::max() means no limit.
   bool ForceFlush(std::chrono::milliseconds timeout = std::chrono::seconds(5));
+  // The first call shuts the processors down; a concurrent or later call waits (within its
+  // own timeout) for that to end and returns the same result, false if it timed out.
   bool Shutdown(std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
   const Resource& resource() const { return *resource_; }
@@ -65,6 +68,11 @@ class LoggerProvider {
   std::vector<std::unique_ptr<Logger>> loggers_;
   std::vector<std::unique_ptr<LogRecordProcessor>> processors_;
   std::atomic<bool> shutdown_{false};
+  // Shutdown's outcome, for the callers after the first.
+  std::mutex shutdown_mu_;
+  std::condition_variable shutdown_cv_;
+  bool shutdown_done_ = false;
+  bool shutdown_ok_ = false;
 };
 
 }  // namespace tern::sdk::logs

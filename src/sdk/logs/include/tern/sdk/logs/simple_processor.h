@@ -2,8 +2,11 @@
 // Exports every record synchronously on the emitting thread. No lock: the exporter
 // contract (const, thread-safe Export) makes concurrent calls legal.
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 
+#include "tern/sdk/logs/deadline.h"
 #include "tern/sdk/logs/exporter.h"
 #include "tern/sdk/logs/processor.h"
 
@@ -23,14 +26,32 @@ class SimpleLogRecordProcessor final : public LogRecordProcessor {
     return !shutdown_.load(std::memory_order_relaxed) && exporter_->ForceFlush(timeout);
   }
   // Later emits are ignored. Exports already running on other threads may still finish.
+  // A concurrent or later call waits (within its own timeout) for the first to end and
+  // returns its result.
   bool Shutdown(std::chrono::milliseconds timeout) noexcept override {
-    if (shutdown_.exchange(true)) return true;
-    return exporter_->Shutdown(timeout);
+    const auto deadline = DeadlineAfter(timeout);
+    if (shutdown_.exchange(true)) {
+      std::unique_lock lock(mu_);
+      return WaitUntil(cv_, lock, deadline, [&] { return done_; }) && ok_;
+    }
+    const bool ok = exporter_->Shutdown(timeout);
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+      ok_ = ok;
+    }
+    cv_.notify_all();
+    return ok;
   }
 
  private:
   std::shared_ptr<const LogRecordExporter> exporter_;
   std::atomic<bool> shutdown_{false};
+  // Shutdown's outcome, for the callers after the first (never touched by OnEmit).
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  bool ok_ = false;
 };
 
 }  // namespace tern::sdk::logs
