@@ -9,8 +9,12 @@
 #include <thread>
 
 #include "sdk/exporter_test_util.h"
+#include "sdk/test_util.h"
 #include "sink/sink_server.h"
+#include "support/process.h"
+#include "tern/sdk/logs/batch_processor.h"
 #include "tern/sdk/logs/elasticsearch_log_exporter.h"
+#include "tern/sdk/logs/logger.h"
 
 namespace tern::sdk::logs {
 namespace {
@@ -182,6 +186,135 @@ TEST(EsExporterOptionsTest, BadEndpointThrows) {
   ElasticsearchLogExporterOptions o;
   o.endpoints = {"ftp://nope"};
   EXPECT_THROW(ElasticsearchLogExporter{o}, std::invalid_argument);
+}
+
+// A whole-request 400 (here: a path prefix the sink has no handler for) is a configuration
+// error. The collector keeps such a request and retries it until shutdown; an application
+// cannot hold its records forever, so the SDK fails the export.
+TEST_F(EsExporterTest, WholeRequestClientErrorFailsTheExport) {
+  StartSink();
+  auto o = Options();
+  o.endpoints = {"http://127.0.0.1:" + std::to_string(port_) + "/no/such/prefix"};
+  auto exporter = std::make_shared<ElasticsearchLogExporter>(o);
+  BatchBuilder b;
+  b.Add(3);
+  EXPECT_TRUE(testing::ReturnsWithin(
+      [exporter, view = b.View()] { EXPECT_EQ(exporter->Export(view), ExportResult::kFailure); },
+      std::chrono::seconds(20)));
+  EXPECT_EQ(exporter->stats().failed, 3u);
+  EXPECT_EQ(exporter->stats().indexed, 0u);
+  EXPECT_TRUE(exporter->ForceFlush(std::chrono::seconds(10)));  // nothing left held
+}
+
+// The hang at exit: a batch processor whose export thread waits for a batch the bulk
+// exporter keeps retrying (max_retries 0, nothing listening). Shutdown returns false at
+// its timeout and the provider's destructor returns, with the records counted as failed.
+TEST_F(EsExporterTest, ProviderShutdownEndsWithTheEndpointDownAndEndlessRetries) {
+  const auto ports = tern::test::free_ports(1);
+  ASSERT_EQ(ports.size(), 1u);
+  auto o = Options();
+  o.endpoints = {"http://127.0.0.1:" + std::to_string(ports[0])};
+  o.max_retries = 0;  // retry until shutdown
+  auto exporter = std::make_shared<ElasticsearchLogExporter>(o);
+  auto provider =
+      std::make_shared<LoggerProvider>(Resource{}, std::make_unique<BatchLogRecordProcessor>(exporter));
+  LogRecord r;
+  r.SetBody("x");
+  for (int i = 0; i < 3; ++i) provider->GetLogger("l").Emit(r);
+  EXPECT_FALSE(provider->ForceFlush(std::chrono::milliseconds(300)));
+  auto shut = std::make_shared<std::atomic<bool>>(true);
+  EXPECT_TRUE(
+      testing::ReturnsWithin([provider, shut] { shut->store(provider->Shutdown(std::chrono::seconds(1))); },
+                             std::chrono::seconds(10)));
+  EXPECT_FALSE(shut->load());
+  EXPECT_TRUE(
+      testing::ReturnsWithin([p = std::move(provider)]() mutable { p.reset(); }, std::chrono::seconds(10)));
+  EXPECT_EQ(exporter->stats().failed, 3u);
+}
+
+// The encoder leaves out records it cannot encode (here: a scope asking for a mapping mode
+// that does not exist); the export is then not a success, and they count as failed.
+TEST_F(EsExporterTest, RecordsTheEncoderDropsFailTheExport) {
+  StartSink();
+  ElasticsearchLogExporter exporter(Options());
+  const InstrumentationScope good{"good", "", "", {}};
+  const InstrumentationScope ecs{"ecs", "", "", {OwnedAttribute(Attribute{"elastic.mapping.mode", "ecs"})}};
+  LogRecord r;
+  r.SetBody("x");
+  const LogRecordEntry mixed[] = {{&good, &r}, {&ecs, &r}, {&good, &r}};
+  Resource resource;
+  EXPECT_EQ(exporter.Export(LogRecordBatchView(resource, mixed)), ExportResult::kFailure);
+  EXPECT_EQ(exporter.stats().indexed, 2u);
+  EXPECT_EQ(exporter.stats().failed, 1u);
+  const LogRecordEntry only_dropped[] = {{&ecs, &r}};
+  EXPECT_EQ(exporter.Export(LogRecordBatchView(resource, only_dropped)), ExportResult::kFailure);
+  EXPECT_EQ(exporter.stats().failed, 2u);
+  EXPECT_EQ(sink_->count("logs-*"), 2);
+}
+
+// ForceFlush covers the exports begun before it, not the ones other threads keep starting:
+// under a steady stream of exports, waiting for the exporter to be idle never ended.
+TEST_F(EsExporterTest, ForceFlushEndsWhileOtherThreadsKeepExporting) {
+  sink::SinkOptions so;
+  so.latency_ms = 50;
+  StartSink(so);
+  auto o = Options();
+  o.num_workers = 4;
+  ElasticsearchLogExporter exporter(o);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      BatchBuilder b;
+      b.Add(2);
+      while (!stop.load()) exporter.Export(b.View());
+    });
+  ASSERT_TRUE(testing::WaitFor([&] { return exporter.stats().indexed > 0; }));
+  EXPECT_TRUE(exporter.ForceFlush(std::chrono::seconds(5)));
+  stop.store(true);
+  for (auto& th : threads) th.join();
+}
+
+// A synchronous Export sends its batch at once instead of waiting for flush_interval: with
+// a one-hour interval it still returns.
+TEST_F(EsExporterTest, SynchronousExportDoesNotWaitForTheFlushInterval) {
+  StartSink();
+  auto o = Options();
+  o.flush_interval = std::chrono::hours(1);
+  auto exporter = std::make_shared<ElasticsearchLogExporter>(o);
+  BatchBuilder b;
+  b.Add(4);
+  EXPECT_TRUE(testing::ReturnsWithin(
+      [exporter, view = b.View()] { EXPECT_EQ(exporter->Export(view), ExportResult::kSuccess); },
+      std::chrono::seconds(20)));
+  EXPECT_EQ(sink_->count("logs-*"), 4);
+}
+
+TEST_F(EsExporterTest, SecondShutdownReturnsTheFirstResult) {
+  const auto ports = tern::test::free_ports(1);
+  ASSERT_EQ(ports.size(), 1u);
+  auto o = Options();
+  o.endpoints = {"http://127.0.0.1:" + std::to_string(ports[0])};
+  o.max_retries = 0;
+  ElasticsearchLogExporter exporter(o);
+  BatchBuilder b;
+  b.Add(1);
+  auto f = exporter.ExportFuture(b.View());
+  EXPECT_FALSE(exporter.Shutdown(std::chrono::milliseconds(200)));  // undelivered
+  EXPECT_FALSE(exporter.Shutdown(std::chrono::seconds(1)));         // not "already done: true"
+  EXPECT_EQ(f.get(), ExportResult::kFailure);
+}
+
+TEST(EsExporterOptionsTest, PortsOutsideTheTcpRangeThrow) {
+  for (const char* ep : {"http://127.0.0.1:99999", "http://127.0.0.1:abc", "http://127.0.0.1:0",
+                         "https://[::1]:65536/prefix"}) {
+    ElasticsearchLogExporterOptions o;
+    o.endpoints = {ep};
+    EXPECT_THROW(ElasticsearchLogExporter{o}, std::invalid_argument) << ep;
+  }
+  ElasticsearchLogExporterOptions o;
+  o.endpoints = {"http://127.0.0.1", "https://[::1]:9200/prefix"};  // 80, and a valid port
+  EXPECT_NO_THROW(ElasticsearchLogExporter{o});
 }
 
 }  // namespace

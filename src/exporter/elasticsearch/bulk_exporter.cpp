@@ -649,6 +649,12 @@ struct BulkExporter::Impl {
     // parameter (`require_data_stream` on an old cluster, `pipeline`) or a proxy. Halving
     // it, as before, turned such a misconfiguration into every document failed for good.
     auto [type, reason] = request_error(w.response.body);
+    if (!opt.hold_on_request_error) {
+      // Each item fails for good (counted per reason, dead-lettered, logged rate-limited).
+      if (type.empty()) type = fmt::format("http_{}", status);
+      for (const auto& ref : r.items) permanent(ref, status, type, reason, "");
+      return;
+    }
     if (log_config.allow(10'000'000'000)) {
       spdlog::error(
           "elasticsearch exporter: {} answered HTTP {} {}: {} (check the endpoint, credentials, "
@@ -771,6 +777,29 @@ bool BulkExporter::flush(Clock::time_point deadline) {
     im.space_cv.wait_until(lk, deadline, drained);
   }
   return im.inflight_items == 0;
+}
+
+bool BulkExporter::flush_submitted(Clock::time_point deadline) {
+  auto& im = *impl_;
+  std::unique_lock lk(im.mu);
+  // Ids grow with each submit and `live` is ordered by id: the batches submitted before
+  // this call are those below `mark`, all completed once the oldest live one is not.
+  const std::uint64_t mark = im.next_id;
+  im.cut_pending_locked();
+  auto drained = [&] { return im.aborting || im.live.empty() || im.live.begin()->first >= mark; };
+  if (deadline == Clock::time_point::max()) {
+    im.space_cv.wait(lk, drained);
+  } else {
+    im.space_cv.wait_until(lk, deadline, drained);
+  }
+  return !im.aborting && (im.live.empty() || im.live.begin()->first >= mark);
+}
+
+void BulkExporter::send_pending() {
+  auto& im = *impl_;
+  std::lock_guard lk(im.mu);
+  if (im.aborting) return;
+  im.cut_pending_locked();
 }
 
 void BulkExporter::shutdown(milliseconds timeout) {

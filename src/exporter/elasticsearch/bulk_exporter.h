@@ -45,6 +45,11 @@ struct BulkExporterOptions {
   std::chrono::milliseconds retry_initial{100};
   std::chrono::milliseconds retry_max{30000};
   std::vector<int> retry_on_status{429, 500, 502, 503, 504};
+  // A whole-request 4xx other than 429/413 (bad URL, credentials, privileges): true keeps
+  // the request and retries it at the capped backoff until shutdown (the collector: a
+  // configuration error must not lose data); false fails its items at once (the logs SDK:
+  // an application cannot hold its records forever). Not in the config file.
+  bool hold_on_request_error = true;
 
   bool gzip = true;
   int compression_level = 1;
@@ -135,6 +140,13 @@ class BulkExporter {
   // Sends what is buffered now and waits until no batch is in flight (every submitted
   // batch completed), or `deadline`. Returns true when nothing is left in flight.
   bool flush(Clock::time_point deadline = Clock::time_point::max());
+  // Sends what is buffered now and waits until every batch submitted before the call has
+  // completed, or `deadline`; batches submitted meanwhile are not waited for, so it ends
+  // under a steady stream of submissions. False on timeout or after shutdown.
+  bool flush_submitted(Clock::time_point deadline = Clock::time_point::max());
+  // Queues the request being filled now instead of at flush_interval (a caller that
+  // waits for its batch has nothing to gain from the timer).
+  void send_pending();
   // Drains within `timeout`, then aborts what is left: those batches complete with
   // `undelivered` items (not acknowledged). Idempotent.
   void shutdown(std::chrono::milliseconds timeout);

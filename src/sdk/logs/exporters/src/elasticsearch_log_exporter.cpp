@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <stdexcept>
+#include <string_view>
 
 #include "encoding/elasticsearch/encoder.h"
 #include "exporter/elasticsearch/bulk_exporter.h"
@@ -30,7 +35,34 @@ es::BulkExporterOptions BulkOptions(const ElasticsearchLogExporterOptions& o) {
   b.api_key = o.api_key;
   b.timeout = o.timeout;
   b.require_data_stream = o.logs_index.empty();  // data streams unless a static index is set
+  // An application cannot keep records forever behind a bad URL or credentials: fail the
+  // export (the collector holds such a request instead; see BulkExporterOptions).
+  b.hold_on_request_error = false;
   return b;
+}
+
+// The bulk exporter takes any port string; reject what cannot be a TCP port here, as the
+// header promises, instead of failing every export later.
+void CheckEndpoint(std::string_view url) {
+  std::string_view rest = url;
+  if (const auto scheme = rest.find("://"); scheme != std::string_view::npos) rest.remove_prefix(scheme + 3);
+  std::string_view authority = rest.substr(0, rest.find('/'));
+  std::string_view port;
+  if (!authority.empty() && authority.front() == '[') {
+    const auto close = authority.find(']');
+    if (close != std::string_view::npos && close + 1 < authority.size()) port = authority.substr(close + 1);
+  } else if (const auto colon = authority.rfind(':'); colon != std::string_view::npos) {
+    port = authority.substr(colon);
+  }
+  if (port.empty()) return;  // no port: 9200 is not assumed, 80/443 by scheme (documented)
+  port.remove_prefix(1);     // the ':'
+  unsigned long n = 0;
+  const bool digits =
+      !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string_view::npos;
+  if (digits) n = std::stoul(std::string(port));
+  if (!digits || n == 0 || n > 65535)
+    throw std::invalid_argument("elasticsearch exporter: bad port in endpoint " + std::string(url) +
+                                " (expected 1-65535)");
 }
 
 enc::EncoderConfig EncoderOptions(const ElasticsearchLogExporterOptions& o) {
@@ -49,6 +81,11 @@ struct ElasticsearchLogExporter::Impl {
         encoders(o.max_encoders, [this] { return std::make_unique<enc::Encoder>(encoder_config); }),
         bulk(BulkOptions(o)) {}
 
+  // Encodes `batch` and hands it to the bulk exporter; `done` runs once, inline when the
+  // batch is refused or empty. `send_now`: do not wait for flush_interval (a synchronous
+  // Export waits for its batch, so buffering it only adds latency).
+  void Submit(const LogRecordBatchView& batch, ExportCallback done, bool send_now);
+
   const std::chrono::milliseconds submit_timeout;
   const enc::EncoderConfig encoder_config;
   detail::SlotPool<enc::Encoder> encoders;
@@ -57,19 +94,25 @@ struct ElasticsearchLogExporter::Impl {
   // Shared with completion callbacks, which run on bulk workers.
   std::shared_ptr<std::atomic<std::uint64_t>> indexed = std::make_shared<std::atomic<std::uint64_t>>(0);
   std::shared_ptr<std::atomic<std::uint64_t>> failed = std::make_shared<std::atomic<std::uint64_t>>(0);
+  // The first Shutdown's outcome, for the calls after it (not on the export path).
+  std::mutex shutdown_mu;
+  std::condition_variable shutdown_cv;
+  bool shutdown_done = false;
+  bool shutdown_ok = false;
 };
 
-ElasticsearchLogExporter::ElasticsearchLogExporter(ElasticsearchLogExporterOptions options)
-    : impl_(std::make_unique<Impl>(options)) {
+ElasticsearchLogExporter::ElasticsearchLogExporter(ElasticsearchLogExporterOptions options) {
+  for (const auto& e : options.endpoints) CheckEndpoint(e);
+  impl_ = std::make_unique<Impl>(options);
   impl_->bulk.start();
 }
 
 ElasticsearchLogExporter::~ElasticsearchLogExporter() { Shutdown(std::chrono::seconds(10)); }
 
-void ElasticsearchLogExporter::ExportAsync(const LogRecordBatchView& batch, ExportCallback done) const {
-  Impl& im = *impl_;
-  if (im.shut_down.load(std::memory_order_acquire)) {
-    im.failed->fetch_add(batch.size(), std::memory_order_relaxed);
+void ElasticsearchLogExporter::Impl::Submit(const LogRecordBatchView& batch, ExportCallback done,
+                                            bool send_now) {
+  if (shut_down.load(std::memory_order_acquire)) {
+    failed->fetch_add(batch.size(), std::memory_order_relaxed);
     done(ExportResult::kFailure);
     return;
   }
@@ -81,33 +124,58 @@ void ElasticsearchLogExporter::ExportAsync(const LogRecordBatchView& batch, Expo
   try {
     pdata::LogsData data;
     detail::ToPdata(batch, data);
-    auto encoder = im.encoders.Acquire();
+    auto encoder = encoders.Acquire();
     encoder->encode_logs(data, encoded);
   } catch (...) {  // allocation failure
-    im.failed->fetch_add(batch.size(), std::memory_order_relaxed);
+    failed->fetch_add(batch.size(), std::memory_order_relaxed);
     done(ExportResult::kFailure);
     return;
   }
   const std::uint64_t records = batch.size();
-  auto settle = [done, records, indexed = im.indexed, failed = im.failed](const es::BulkResult& r) {
-    const std::uint64_t ok = r.indexed + r.duplicates;
+  // The encoder drops records it cannot encode (an unsupported mapping mode asked for by a
+  // scope attribute, a body that must be a map, a document over the size limit...): those
+  // never reach the bulk exporter, so success is every record indexed, not every item
+  // submitted.
+  auto settle = [done, records, indexed = indexed, failed = failed](const es::BulkResult& r) {
+    const std::uint64_t ok = std::min(records, r.indexed + r.duplicates);
     indexed->fetch_add(ok, std::memory_order_relaxed);
-    failed->fetch_add(records - std::min(records, ok), std::memory_order_relaxed);
+    failed->fetch_add(records - ok, std::memory_order_relaxed);
     try {
-      done(r.acked() && r.failed == 0 && r.dropped == 0 ? ExportResult::kSuccess : ExportResult::kFailure);
+      done(ok == records && r.acked() ? ExportResult::kSuccess : ExportResult::kFailure);
     } catch (...) {  // runs on a bulk worker: a throwing callback must not escape into it
     }
   };
   // `done` is copied into `settle`, so it is still ours if submit refuses the batch.
-  if (!im.bulk.submit(std::move(encoded), std::move(settle), DeadlineAfter(im.submit_timeout))) {
-    im.failed->fetch_add(records, std::memory_order_relaxed);
+  // (An empty encoded batch, every record dropped, settles at once with nothing indexed.)
+  if (!bulk.submit(std::move(encoded), std::move(settle), DeadlineAfter(submit_timeout))) {
+    failed->fetch_add(records, std::memory_order_relaxed);
     done(ExportResult::kFailure);
+    return;
+  }
+  if (send_now) bulk.send_pending();
+}
+
+void ElasticsearchLogExporter::ExportAsync(const LogRecordBatchView& batch, ExportCallback done) const {
+  impl_->Submit(batch, std::move(done), /*send_now=*/false);
+}
+
+ExportResult ElasticsearchLogExporter::Export(const LogRecordBatchView& batch) const noexcept {
+  try {
+    auto promise = std::make_shared<std::promise<ExportResult>>();
+    auto future = promise->get_future();
+    impl_->Submit(
+        batch, [promise](ExportResult r) { promise->set_value(r); }, /*send_now=*/true);
+    return future.get();
+  } catch (...) {
+    return ExportResult::kFailure;
   }
 }
 
 bool ElasticsearchLogExporter::ForceFlush(std::chrono::milliseconds timeout) const noexcept {
   try {
-    return impl_->bulk.flush(DeadlineAfter(timeout));  // time_point::max(): waits without a limit
+    // Only what was submitted before the call: waiting for the exporter to be idle would
+    // never end while other threads keep exporting.
+    return impl_->bulk.flush_submitted(DeadlineAfter(timeout));  // time_point::max(): no limit
   } catch (...) {
     return false;
   }
@@ -115,16 +183,34 @@ bool ElasticsearchLogExporter::ForceFlush(std::chrono::milliseconds timeout) con
 
 bool ElasticsearchLogExporter::Shutdown(std::chrono::milliseconds timeout) const noexcept {
   Impl& im = *impl_;
-  if (im.shut_down.exchange(true, std::memory_order_acq_rel)) return true;
+  const auto deadline = DeadlineAfter(timeout);
   try {
-    const auto deadline = DeadlineAfter(timeout);
+    if (im.shut_down.exchange(true, std::memory_order_acq_rel)) {
+      // A later or concurrent call: the first one's result, once it has one.
+      std::unique_lock lock(im.shutdown_mu);
+      return WaitUntil(im.shutdown_cv, lock, deadline, [&] { return im.shutdown_done; }) && im.shutdown_ok;
+    }
+    bool ok = false;
+    struct Publish {  // also when something below throws: later callers must not wait in vain
+      Impl& im;
+      const bool& ok;
+      ~Publish() {
+        {
+          std::lock_guard lock(im.shutdown_mu);
+          im.shutdown_done = true;
+          im.shutdown_ok = ok;
+        }
+        im.shutdown_cv.notify_all();
+      }
+    } publish{im, ok};
     const bool flushed = im.bulk.flush(deadline);
     // BulkExporter::shutdown adds its timeout to now() unsaturated: keep "no limit" far
     // inside the clock's range. After a flush without limit, it only waits for exports
     // that raced with the shut_down flag.
     constexpr std::chrono::milliseconds kLongestBulkWait = std::chrono::hours(24 * 365 * 100);
     im.bulk.shutdown(std::min(TimeLeft(deadline), kLongestBulkWait));
-    return flushed && im.bulk.counters().docs_undelivered == 0;
+    ok = flushed && im.bulk.counters().docs_undelivered == 0;
+    return ok;
   } catch (...) {
     return false;
   }

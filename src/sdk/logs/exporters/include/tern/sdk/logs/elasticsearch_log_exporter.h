@@ -7,9 +7,9 @@
 // Export is const and thread-safe: the batch is encoded on the calling thread with an
 // encoder leased from a lock-free pool, then handed to the bulk exporter, which is
 // thread-safe, batches requests and sends them on its own workers. The callback runs
-// on a bulk worker once every record is settled. The bulk exporter buffers for up to
-// `flush_interval`, so a synchronous Export takes about that long: pair it with the
-// batch processor.
+// on a bulk worker once every record is settled. ExportAsync leaves the batch to the bulk
+// exporter's buffering (sent at `flush_bytes` or after `flush_interval`); the synchronous
+// Export sends it at once, since its caller waits for it.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -29,9 +29,12 @@ struct ElasticsearchLogExporterOptions {
   std::map<std::string, std::string> headers;
   unsigned num_workers = 1;  // parallel bulk senders
   std::uint64_t flush_bytes = 5'000'000;
+  // How long ExportAsync's batches may wait to be joined by others before being sent.
   std::chrono::milliseconds flush_interval{200};
   bool gzip = true;
-  // Retries of 429/5xx items and requests; 0: until shutdown (as `tern run` does).
+  // Retries of 429/5xx items and requests; 0: until shutdown (as `tern run` does). A
+  // whole-request 4xx other than 429 (bad URL or path, credentials, privileges) is not
+  // retried: its records fail.
   std::uint64_t max_retries = 5;
   std::chrono::milliseconds timeout{30'000};        // one bulk request
   std::chrono::milliseconds submit_timeout{5'000};  // how long Export may wait for in-flight room
@@ -46,18 +49,26 @@ struct ElasticsearchLogExporterStats {
 
 class ElasticsearchLogExporter final : public AsyncLogRecordExporter {
  public:
-  // Throws std::invalid_argument for a bad endpoint.
+  // Throws std::invalid_argument for a bad endpoint (scheme other than http/https, no
+  // host, a port that is not a number in 1-65535); without a port: 80, or 443 for https.
   explicit ElasticsearchLogExporter(ElasticsearchLogExporterOptions options = {});
   ~ElasticsearchLogExporter() override;  // Shutdown(10 s) when still running
   ElasticsearchLogExporter(const ElasticsearchLogExporter&) = delete;
   ElasticsearchLogExporter& operator=(const ElasticsearchLogExporter&) = delete;
 
   // `done` gets kSuccess only when every record of the batch was indexed (or was a
-  // duplicate of an indexed one).
+  // duplicate of an indexed one); a record the encoder could not encode is a failure.
+  // `done` runs on a bulk worker, or inline (before ExportAsync returns) for an empty
+  // batch, after Shutdown, or when the batch cannot be handed over within submit_timeout.
   void ExportAsync(const LogRecordBatchView& batch, ExportCallback done) const override;
-  // Sends what is buffered and waits until nothing is in flight.
+  // Encodes, sends at once (not after flush_interval) and waits for the result.
+  ExportResult Export(const LogRecordBatchView& batch) const noexcept override;
+  // Sends what is buffered and waits until every export begun before the call is settled
+  // (not for exports begun meanwhile on other threads).
   bool ForceFlush(std::chrono::milliseconds timeout) const noexcept override;
-  // Flushes, then stops the bulk workers; what is still unsent after `timeout` fails.
+  // Flushes, then stops the bulk workers; what is still unsent after `timeout` fails
+  // (its exports complete with kFailure). A later or concurrent call waits for the first
+  // one, within its own timeout, and returns the same result.
   bool Shutdown(std::chrono::milliseconds timeout) const noexcept override;
 
   ElasticsearchLogExporterStats stats() const;
