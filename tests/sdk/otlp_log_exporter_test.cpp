@@ -9,6 +9,7 @@
 #include "exporter/otlp/test_servers.h"
 #include "otlp/proto_codec.h"
 #include "sdk/exporter_test_util.h"
+#include "sdk/test_util.h"
 #include "support/process.h"
 #include "support/test_certs.h"
 #include "tern/sdk/logs/batch_processor.h"
@@ -311,6 +312,129 @@ TEST(OtlpGrpcLogExporterTest, MutualTls) {
   no_cert.ssl_client_key_path.clear();
   EXPECT_EQ(OtlpGrpcLogExporter(no_cert).Export(b.View()), ExportResult::kFailure);
   EXPECT_EQ(DecodedRecords(server.store()), 4u);
+}
+
+// The endpoint's scheme decides, whatever use_ssl_credentials says: https:// is TLS with the
+// given CA and client certificate (they used to be ignored without use_ssl_credentials, and
+// the system's CAs refused the test CA), http:// is plaintext (gRPC used TLS with
+// use_ssl_credentials set).
+TEST(OtlpHttpLogExporterTest, HttpsEndpointUsesTlsWithTheGivenFiles) {
+  const auto& c = tern::test::test_certs();
+  tern::test::RecordingHttpServer server(net::TlsServerOptions{c.server_cert, c.server_key, c.ca_cert});
+  BatchBuilder b;
+  b.Add(2);
+  auto o = TlsOptions("https://" + server.endpoint());
+  o.use_ssl_credentials = false;
+  EXPECT_EQ(OtlpHttpLogExporter(o).Export(b.View()), ExportResult::kSuccess);
+  EXPECT_EQ(DecodedRecords(server.store()), 2u);
+}
+
+TEST(OtlpGrpcLogExporterTest, HttpsEndpointUsesTlsWithTheGivenFiles) {
+  const auto& c = tern::test::test_certs();
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  grpc::SslServerCredentialsOptions so(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  so.pem_root_certs = read(c.ca_cert);
+  so.pem_key_cert_pairs.push_back({read(c.server_key), read(c.server_cert)});
+  tern::test::RecordingGrpcServer server(grpc::StatusCode::OK, grpc::SslServerCredentials(so));
+  BatchBuilder b;
+  b.Add(2);
+  auto o = TlsOptions("https://" + server.endpoint());
+  o.use_ssl_credentials = false;
+  EXPECT_EQ(OtlpGrpcLogExporter(o).Export(b.View()), ExportResult::kSuccess);
+  EXPECT_EQ(DecodedRecords(server.store()), 2u);
+}
+
+TEST(OtlpGrpcLogExporterTest, HttpEndpointIsPlaintextEvenWithSslCredentials) {
+  tern::test::RecordingGrpcServer server;  // plaintext
+  BatchBuilder b;
+  b.Add(2);
+  auto o = TlsOptions("http://" + server.endpoint());  // use_ssl_credentials set
+  EXPECT_EQ(OtlpGrpcLogExporter(o).Export(b.View()), ExportResult::kSuccess);
+  EXPECT_EQ(DecodedRecords(server.store()), 2u);
+}
+
+TEST(OtlpHttpLogExporterTest, HttpEndpointIsPlaintextEvenWithSslCredentials) {
+  tern::test::RecordingHttpServer server;  // plaintext
+  BatchBuilder b;
+  b.Add(2);
+  EXPECT_EQ(OtlpHttpLogExporter(TlsOptions("http://" + server.endpoint())).Export(b.View()),
+            ExportResult::kSuccess);
+  EXPECT_EQ(DecodedRecords(server.store()), 2u);
+}
+
+// ForceFlush covers the exports begun before it: with four threads exporting without a
+// pause (the simple processor's pattern), waiting for no export at all in flight used to
+// time out.
+TEST(OtlpHttpLogExporterTest, ForceFlushEndsWhileOtherThreadsKeepExporting) {
+  tern::test::RecordingHttpServer server;
+  server.set_default({200, "", {}, std::chrono::milliseconds(50)});
+  OtlpHttpLogExporter exporter(Options(server.endpoint()));
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      BatchBuilder b;
+      b.Add(1);
+      while (!stop.load()) exporter.Export(b.View());
+    });
+  ASSERT_TRUE(testing::WaitFor([&] { return exporter.stats().exported_records > 0; }));
+  EXPECT_TRUE(exporter.ForceFlush(std::chrono::seconds(5)));
+  EXPECT_TRUE(exporter.ForceFlush(std::chrono::seconds(5)));  // again: a new epoch each time
+  stop.store(true);
+  for (auto& th : threads) th.join();
+}
+
+// ForceFlush still waits for an export begun before it (here: one whose callback is slow).
+TEST(OtlpHttpLogExporterTest, ForceFlushWaitsForEarlierAsyncExports) {
+  tern::test::RecordingHttpServer server;
+  OtlpHttpLogExporter exporter(Options(server.endpoint()));
+  BatchBuilder b;
+  b.Add(1);
+  std::atomic<int> done{0};
+  exporter.ExportAsync(b.View(), [&](ExportResult) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    done.fetch_add(1);
+  });
+  EXPECT_TRUE(exporter.ForceFlush(std::chrono::seconds(20)));
+  EXPECT_EQ(done.load(), 1);
+}
+
+TEST(OtlpGrpcLogExporterTest, BadEndpointsThrowAtConstruction) {
+  for (const char* ep : {"127.0.0.1:99999", "127.0.0.1:abc", "127.0.0.1:0", "127.0.0.1", "[::1]:70000",
+                         "http://127.0.0.1:99999"}) {
+    OtlpLogExporterOptions o;
+    o.endpoint = ep;
+    EXPECT_THROW(OtlpGrpcLogExporter{o}, std::invalid_argument) << ep;
+  }
+  OtlpLogExporterOptions o;
+  o.endpoint = "[::1]:4317";
+  EXPECT_NO_THROW(OtlpGrpcLogExporter{o});
+}
+
+TEST(OtlpHttpLogExporterTest, BadPortsThrowAndAMissingPortIs4318) {
+  for (const char* ep : {"127.0.0.1:99999", "http://127.0.0.1:abc/v1/logs", "https://[::1]:0"}) {
+    OtlpLogExporterOptions o;
+    o.endpoint = ep;
+    EXPECT_THROW(OtlpHttpLogExporter{o}, std::invalid_argument) << ep;
+  }
+  OtlpLogExporterOptions o;
+  o.endpoint = "http://127.0.0.1/v1/logs";
+  EXPECT_NO_THROW(OtlpHttpLogExporter{o});
+}
+
+TEST(OtlpHttpLogExporterTest, ExportsRefusedAfterShutdownCountAsFailed) {
+  tern::test::RecordingHttpServer server;
+  OtlpHttpLogExporter exporter(Options(server.endpoint()));
+  ASSERT_TRUE(exporter.Shutdown(std::chrono::seconds(5)));
+  BatchBuilder b;
+  b.Add(3);
+  EXPECT_EQ(exporter.Export(b.View()), ExportResult::kFailure);
+  EXPECT_EQ(exporter.ExportFuture(b.View()).get(), ExportResult::kFailure);
+  EXPECT_EQ(exporter.stats().failed_records, 6u);
+  EXPECT_EQ(server.store().size(), 0u);
 }
 
 }  // namespace

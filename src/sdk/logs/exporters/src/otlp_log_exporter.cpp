@@ -1,7 +1,10 @@
 #include "tern/sdk/logs/otlp_log_exporter.h"
 
 #include <algorithm>
+#include <array>
+#include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -45,44 +48,83 @@ struct OtlpLogExporter::State {
   }
 
   // Every export, synchronous or not, is counted in `in_flight` from before its shutdown
-  // check until it is done, so Shutdown and ForceFlush can wait for it. Both sides are
-  // seq_cst (store then load, in opposite orders), so either Shutdown sees the export
-  // in flight, or the export sees the shutdown and fails.
-  bool Enter() noexcept {
+  // check until it is done, so Shutdown can wait for it. Both sides are seq_cst (store
+  // then load, in opposite orders), so either Shutdown sees the export in flight, or the
+  // export sees the shutdown and fails.
+  //
+  // It is also counted in the in-flight counter of the flush epoch it started in (0 or 1:
+  // the epoch's parity). ForceFlush moves to the next epoch and waits for the counter of
+  // the one it left: exports begun before the call, and not those begun after, which go to
+  // the other counter. Waiting for `in_flight` to reach 0 instead never ends while other
+  // threads keep exporting. The registration re-reads the epoch after counting itself in:
+  // if a flush moved on in between, it was maybe not seen there, so it counts itself
+  // again in the new epoch (seq_cst on both sides, as above).
+  //
+  // Returns the counter's index, or -1 (nothing counted) after shutdown.
+  int Enter() noexcept {
     in_flight.fetch_add(1);
-    if (!shut_down.load()) return true;
-    Leave();
-    return false;
+    if (shut_down.load()) {
+      in_flight.fetch_sub(1);
+      in_flight.notify_all();
+      return -1;
+    }
+    for (;;) {
+      const std::uint64_t e = epoch.load();
+      auto& counter = epoch_in_flight[e & 1];
+      counter.fetch_add(1);
+      if (epoch.load() == e) return static_cast<int>(e & 1);
+      counter.fetch_sub(1);
+    }
   }
-  void Leave() noexcept {
+  void Leave(int slot) noexcept {
+    epoch_in_flight[static_cast<std::size_t>(slot)].fetch_sub(1);
     in_flight.fetch_sub(1);
     in_flight.notify_all();
   }
   struct Leaving {
-    explicit Leaving(State& s) : state(&s) {}
+    Leaving(State& s, int slot) : state(&s), slot(slot) {}
     ~Leaving() {
-      if (state != nullptr) state->Leave();
+      if (state != nullptr) state->Leave(slot);
     }
     Leaving(const Leaving&) = delete;
     Leaving& operator=(const Leaving&) = delete;
     void Release() { state = nullptr; }
     State* state;
+    int slot;
   };
 
-  bool WaitIdle(std::chrono::milliseconds timeout) const noexcept {
-    const auto deadline = DeadlineAfter(timeout);  // time_point::max() for no limit: never reached
-    // Polling is fine here: flush and shutdown are rare, and std::atomic::wait has no timeout.
-    while (in_flight.load() != 0) {  // seq_cst: see Enter
-      if (std::chrono::steady_clock::now() >= deadline) return false;
+  // Polling is fine here: flush and shutdown are rare, and std::atomic::wait has no timeout.
+  static bool WaitZero(const std::atomic<std::size_t>& n, SteadyClock::time_point deadline) noexcept {
+    while (n.load() != 0) {                              // seq_cst: see Enter
+      if (SteadyClock::now() >= deadline) return false;  // time_point::max(): never reached
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return true;
+  }
+  bool WaitIdle(std::chrono::milliseconds timeout) const noexcept {
+    return WaitZero(in_flight, DeadlineAfter(timeout));
+  }
+  bool WaitEarlierExports(std::chrono::milliseconds timeout) noexcept {
+    const auto deadline = DeadlineAfter(timeout);
+    // One flush at a time: a second one moving the epoch on again would send new exports
+    // to the counter the first one is waiting on.
+    std::unique_lock<std::timed_mutex> lock(flush_mu, std::defer_lock);
+    if (deadline == SteadyClock::time_point::max()) {
+      lock.lock();
+    } else if (!lock.try_lock_until(deadline)) {
+      return false;
+    }
+    const std::uint64_t left = epoch.fetch_add(1);
+    return WaitZero(epoch_in_flight[left & 1], deadline);
   }
 
   const otlp::OtlpClientOptions client_options;
   detail::SlotPool<otlp::OtlpClient> pool;
   const std::size_t max_concurrent;
-  std::atomic<std::size_t> in_flight{0};       // exports in progress (sync and async)
+  std::atomic<std::size_t> in_flight{0};                      // exports in progress (sync and async)
+  std::atomic<std::uint64_t> epoch{0};                        // flush epoch: ForceFlush moves it on
+  std::array<std::atomic<std::size_t>, 2> epoch_in_flight{};  // exports in progress, by epoch parity
+  std::timed_mutex flush_mu;                                  // ForceFlush only
   std::atomic<std::size_t> sender_threads{0};  // ExportAsync sender threads running
   std::atomic<bool> shut_down{false};
   std::atomic<std::uint64_t> exported{0}, failed{0}, rejected{0}, requests{0};
@@ -100,7 +142,11 @@ otlp::OtlpClientOptions ClientOptions(const OtlpLogExporterOptions& o, bool grpc
   c.headers = o.headers;
   c.timeout = o.timeout;
   c.max_retries = o.max_retries;
-  if (o.use_ssl_credentials) {
+  // The scheme decides, as users expect from a URL: https:// is TLS (with the CA and client
+  // certificate given), http:// is plaintext even with use_ssl_credentials set; a bare
+  // host:port is governed by use_ssl_credentials, as in the OpenTelemetry C++ SDK.
+  const std::string_view ep = c.endpoint;
+  if (ep.starts_with("https://") || (!ep.starts_with("http://") && o.use_ssl_credentials)) {
     auto& tls = c.tls.emplace();
     tls.ca_file = o.ssl_credentials_cacert_path;
     tls.cert_file = o.ssl_client_cert_path;
@@ -108,6 +154,53 @@ otlp::OtlpClientOptions ClientOptions(const OtlpLogExporterOptions& o, bool grpc
     tls.insecure_skip_verify = o.ssl_insecure_skip_verify;
   }
   return c;
+}
+
+// The clients accept some endpoints they cannot use (gRPC: any port string; HTTP: a port
+// outside 1-65535 is caught, one missing means 4318): reject here what cannot be a TCP port.
+void CheckEndpoint(std::string_view ep, bool grpc) {
+  if (ep.starts_with("http://")) {
+    ep.remove_prefix(7);
+  } else if (ep.starts_with("https://")) {
+    ep.remove_prefix(8);
+  }
+  // gRPC name-resolver targets (unix:path, dns:///host:port...) are gRPC's to check.
+  if (grpc && (ep.starts_with("unix:") || ep.starts_with("dns:") || ep.starts_with("ipv4:") ||
+               ep.starts_with("ipv6:")))
+    return;
+  const std::string_view authority = ep.substr(0, ep.find('/'));
+  std::string_view host = authority, port;
+  bool has_port = false;
+  if (authority.starts_with('[')) {  // [v6]:port
+    const auto close = authority.find(']');
+    const std::string_view rest =
+        close == std::string_view::npos ? std::string_view() : authority.substr(close + 1);
+    if (close == std::string_view::npos || (!rest.empty() && rest.front() != ':'))
+      throw std::invalid_argument("bad endpoint [" + std::string(ep) + "]");
+    host = authority.substr(1, close - 1);
+    if (!rest.empty()) {
+      port = rest.substr(1);
+      has_port = true;
+    }
+  } else if (const auto colon = authority.rfind(':'); colon != std::string_view::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+    has_port = true;
+  }
+  const std::string what = grpc ? "OTLP/gRPC" : "OTLP/HTTP";
+  if (host.empty())
+    throw std::invalid_argument("bad " + what + " endpoint [" + std::string(ep) + "]: no host");
+  if (!has_port) {
+    if (grpc)
+      throw std::invalid_argument("bad OTLP/gRPC endpoint [" + std::string(ep) + "]: expected host:port");
+    return;  // HTTP: 4318 (documented)
+  }
+  unsigned long n = 0;
+  const bool digits =
+      !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string_view::npos;
+  if (digits) n = std::stoul(std::string(port));
+  if (!digits || n == 0 || n > 65535)
+    throw std::invalid_argument("bad " + what + " endpoint [" + std::string(ep) + "]: port must be 1-65535");
 }
 
 void Encode(const LogRecordBatchView& batch, std::string& out) {
@@ -123,6 +216,7 @@ OtlpLogExporter::OtlpLogExporter(OtlpLogExporterOptions options, bool grpc)
                                      options.max_concurrent_exports)) {
   // Connecting is lazy, so this only parses the endpoint: a bad one fails here, not at
   // the first export.
+  CheckEndpoint(state_->client_options.endpoint, grpc);
   otlp::make_otlp_client(state_->client_options);
 }
 
@@ -133,8 +227,12 @@ OtlpLogExporter::~OtlpLogExporter() {
 }
 
 ExportResult OtlpLogExporter::Export(const LogRecordBatchView& batch) const noexcept {
-  if (!state_->Enter()) return ExportResult::kFailure;
-  State::Leaving leave{*state_};
+  const int slot = state_->Enter();
+  if (slot < 0) {  // after shutdown: these records are failed ones too
+    state_->failed.fetch_add(batch.size(), std::memory_order_relaxed);
+    return ExportResult::kFailure;
+  }
+  State::Leaving leave{*state_, slot};
   if (batch.empty()) return ExportResult::kSuccess;
   try {
     // The request buffer is reused by every export on this thread (it is only used
@@ -150,11 +248,14 @@ ExportResult OtlpLogExporter::Export(const LogRecordBatchView& batch) const noex
 }
 
 void OtlpLogExporter::ExportAsync(const LogRecordBatchView& batch, ExportCallback done) const {
-  if (!state_->Enter()) {
+  const int slot = state_->Enter();
+  if (slot < 0) {  // after shutdown
+    state_->failed.fetch_add(batch.size(), std::memory_order_relaxed);
     done(ExportResult::kFailure);
     return;
   }
-  std::optional<State::Leaving> leave(std::in_place, *state_);  // handed to the sender thread if one starts
+  // Handed to the sender thread if one starts.
+  std::optional<State::Leaving> leave(std::in_place, *state_, slot);
   if (batch.empty()) {
     done(ExportResult::kSuccess);
     return;
@@ -171,14 +272,14 @@ void OtlpLogExporter::ExportAsync(const LogRecordBatchView& batch, ExportCallbac
   const std::size_t records = batch.size();
   if (state_->sender_threads.fetch_add(1, std::memory_order_relaxed) < state_->max_concurrent) {
     try {
-      std::thread([state = state_, body, records, done] {
+      std::thread([state = state_, body, records, done, slot] {
         const ExportResult result = state->Send(*body, records);
         try {
           done(result);
         } catch (...) {  // a throwing callback must not take the process down with this thread
         }
         state->sender_threads.fetch_sub(1, std::memory_order_relaxed);
-        state->Leave();  // last: ForceFlush returning true means the callback has run
+        state->Leave(slot);  // last: ForceFlush returning true means the callback has run
       }).detach();
       leave->Release();  // the thread leaves for us
       return;
@@ -190,7 +291,7 @@ void OtlpLogExporter::ExportAsync(const LogRecordBatchView& batch, ExportCallbac
 }
 
 bool OtlpLogExporter::ForceFlush(std::chrono::milliseconds timeout) const noexcept {
-  return state_->WaitIdle(timeout);
+  return state_->WaitEarlierExports(timeout);
 }
 
 bool OtlpLogExporter::Shutdown(std::chrono::milliseconds timeout) const noexcept {

@@ -8,7 +8,8 @@
 // client owns one connection and is single-threaded, so each sender gets its own).
 // ExportAsync encodes on the caller, sends on a short-lived sender thread and calls
 // `done` there; past max_concurrent_exports in flight it sends on the caller instead
-// (back-pressure rather than an unbounded number of threads).
+// (back-pressure rather than an unbounded number of threads) and calls `done` there,
+// before returning, as it does for an empty batch or after Shutdown.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -22,17 +23,23 @@
 namespace tern::sdk::logs {
 
 struct OtlpLogExporterOptions {
-  // "host:port"; for HTTP also "http://host:port[/path]". Defaults: the OTLP ports on localhost.
+  // "host:port", "http://host:port[/path]" or "https://host:port[/path]" (gRPC ignores a
+  // path). The port must be 1-65535; HTTP without one uses 4318, gRPC requires one (or a
+  // gRPC target such as unix:/path). Defaults: the OTLP ports on localhost.
   std::string endpoint;
   std::string url_path;  // HTTP only; empty: the endpoint's path, else /v1/logs
   bool gzip = false;
   std::vector<std::pair<std::string, std::string>> headers;  // HTTP headers / gRPC metadata
   std::chrono::milliseconds timeout{10'000};                 // per attempt
   int max_retries = 2;              // on 429/502/503/504 (HTTP) or UNAVAILABLE/RESOURCE_EXHAUSTED (gRPC)
-  std::size_t max_connections = 4;  // pooled connections (at most 16); extra senders connect once
+  // Pooled connections (at most 16). A sender finding them all busy opens a one-off
+  // connection and closes it after its export: with more exporting threads than this
+  // (SimpleLogRecordProcessor), raise it to avoid connection churn.
+  std::size_t max_connections = 4;
   std::size_t max_concurrent_exports = 4;  // ExportAsync sender threads in flight
-  // TLS, named as in the OpenTelemetry C++ SDK's OTLP exporter options. On when
-  // use_ssl_credentials is set, or for an https:// endpoint; an http:// endpoint is plaintext.
+  // TLS, named as in the OpenTelemetry C++ SDK's OTLP exporter options. The endpoint's
+  // scheme decides: https:// is TLS (with the files below), http:// is plaintext; a bare
+  // host:port is TLS only when use_ssl_credentials is set.
   bool use_ssl_credentials = false;
   std::string ssl_credentials_cacert_path;  // PEM CA(s) for the server; empty: the system's
   std::string ssl_client_cert_path;         // client certificate (PEM) for mutual TLS, optional
@@ -43,7 +50,7 @@ struct OtlpLogExporterOptions {
 // Counters, all monotonic.
 struct OtlpLogExporterStats {
   std::uint64_t exported_records = 0;  // acknowledged by the server
-  std::uint64_t failed_records = 0;    // in requests that failed
+  std::uint64_t failed_records = 0;    // in requests that failed, or refused after Shutdown
   std::uint64_t rejected_records = 0;  // partial success: rejected by the server
   std::uint64_t requests = 0;
 };
@@ -59,7 +66,9 @@ class OtlpLogExporter : public AsyncLogRecordExporter {
   // server rejected some records (partial success), or after Shutdown.
   ExportResult Export(const LogRecordBatchView& batch) const noexcept override;
   void ExportAsync(const LogRecordBatchView& batch, ExportCallback done) const override;
-  // Waits until no export (synchronous or asynchronous) is in flight; false on timeout.
+  // Waits until every export (synchronous or asynchronous) begun before the call has
+  // finished, its callback included; exports begun meanwhile on other threads are not
+  // waited for. False on timeout.
   bool ForceFlush(std::chrono::milliseconds timeout) const noexcept override;
   // Later exports fail; waits for the ones in flight (false on timeout).
   bool Shutdown(std::chrono::milliseconds timeout) const noexcept override;
@@ -83,7 +92,8 @@ class OtlpHttpLogExporter final : public OtlpLogExporter {
   explicit OtlpHttpLogExporter(OtlpLogExporterOptions options = {});
 };
 
-// OTLP/gRPC (LogsService/Export, plaintext). Default endpoint localhost:4317.
+// OTLP/gRPC (LogsService/Export; TLS as set by the options above). Default endpoint
+// localhost:4317.
 class OtlpGrpcLogExporter final : public OtlpLogExporter {
  public:
   explicit OtlpGrpcLogExporter(OtlpLogExporterOptions options = {});
