@@ -68,9 +68,10 @@ int main(int argc, char** argv) {
     exporter = std::make_shared<logs::OStreamLogRecordExporter>(std::cout);
   }
 
+  auto processor = std::make_unique<logs::BatchLogRecordProcessor>(exporter);
+  const logs::BatchLogRecordProcessor& batch = *processor;  // owned by the provider, read at the end
   logs::LoggerProvider provider(
-      logs::Resource{{"service.name", "tern-example"}, {"service.version", "0.1.0"}},
-      std::make_unique<logs::BatchLogRecordProcessor>(exporter));
+      logs::Resource{{"service.name", "tern-example"}, {"service.version", "0.1.0"}}, std::move(processor));
   logs::Logger& logger = provider.GetLogger("tern.example", "1.0");  // once, then keep it
 
   for (long i = 0; i < count; ++i) {
@@ -86,11 +87,17 @@ int main(int argc, char** argv) {
   }
   // Shutdown exports whatever the batch processor still holds.
   const bool shut_down = provider.Shutdown(std::chrono::seconds(30));
+  // Records the batch processor did not export: its queue (max_queue_size, 2048) was full
+  // because the loop above emits faster than one exporter sends.
+  const std::uint64_t dropped = batch.dropped_count();
   if (otlp) {
     const auto s = otlp->stats();
     std::cerr << "tern_sdk_logs_example: exported " << s.exported_records << ", failed " << s.failed_records
-              << ", rejected " << s.rejected_records << '\n';
+              << ", rejected " << s.rejected_records << ", dropped " << dropped << " (queue full)\n";
     if (s.exported_records != static_cast<std::uint64_t>(count)) return 1;
+  } else if (dropped != 0) {
+    std::cerr << "tern_sdk_logs_example: dropped " << dropped << " (queue full)\n";
+    return 1;
   }
   return shut_down ? 0 : 1;
 }

@@ -10,12 +10,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <thread>
 
 #include "sdk/test_util.h"
 #include "support/http_client.h"
 #include "support/process.h"
+#include "support/test_certs.h"
 #include "tern/sdk/logs/batch_processor.h"
 #include "tern/sdk/logs/elasticsearch_log_exporter.h"
 #include "tern/sdk/logs/logger.h"
@@ -177,6 +179,93 @@ TEST_F(SdkToSink, ExampleProgramLogsThroughTernRun) {
     ++docs;
   }
   EXPECT_EQ(docs, 40);
+}
+
+// More records than the batch processor's queue holds, emitted in a tight loop: the
+// example says how many it dropped instead of only "exported N" and exit code 1.
+TEST_F(SdkToSink, ExampleProgramReportsDroppedRecords) {
+  constexpr long kCount = 30000;
+  Process example(
+      {kExample, "--otlp-http", "127.0.0.1:" + std::to_string(http_), "--count", std::to_string(kCount)});
+  const auto code = example.wait(std::chrono::seconds(120));
+  ASSERT_TRUE(code) << example.output();
+  const std::string out = example.output();
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(out, m, std::regex(R"(exported (\d+), failed (\d+), rejected (\d+), dropped (\d+))")))
+      << out;
+  const long exported = std::stol(m[1]), failed = std::stol(m[2]), dropped = std::stol(m[4]);
+  EXPECT_EQ(exported + failed + dropped, kCount) << out;
+  EXPECT_EQ(*code, exported == kCount ? 0 : 1) << out;
+}
+
+// The Elasticsearch exporter straight to `tern sink` with a path the sink has no handler
+// for (HTTP 400 for the whole request; one segment would be an index name): the export fails instead of being
+// held until shutdown, and the provider shuts down and is destroyed without hanging.
+TEST_F(SdkToSink, ElasticsearchExporterWithABadPathFailsAndExits) {
+  ElasticsearchLogExporterOptions o;
+  o.endpoints = {"http://127.0.0.1:" + std::to_string(sink_port_) + "/no/such/prefix"};  // 400: no handler
+  auto exporter = std::make_shared<ElasticsearchLogExporter>(o);
+  const bool returned = testing::ReturnsWithin(
+      [exporter] {
+        LoggerProvider provider(Resource{}, std::make_unique<BatchLogRecordProcessor>(exporter));
+        LogRecord r;
+        r.SetBody("x");
+        for (int i = 0; i < 10; ++i) provider.GetLogger("l").Emit(r);
+        EXPECT_TRUE(provider.ForceFlush(std::chrono::seconds(3)));  // the export ended (failed)
+        EXPECT_TRUE(provider.Shutdown(std::chrono::seconds(3)));
+      },
+      std::chrono::seconds(20));
+  EXPECT_TRUE(returned);
+  EXPECT_EQ(exporter->stats().failed, 10u);
+  EXPECT_EQ(exporter->stats().indexed, 0u);
+}
+
+// TLS against a real collector: `tern run` with TLS on both OTLP receivers. An https://
+// endpoint is TLS with the CA given, without use_ssl_credentials; http:// to the same port
+// is plaintext, which the TLS receiver refuses.
+TEST_F(SdkToSink, OtlpExportersReachATlsCollectorThroughHttpsEndpoints) {
+  const auto& certs = tern::test::test_certs();
+  ASSERT_FALSE(certs.ca_cert.empty());
+  auto ports = tern::test::free_ports(2);
+  ASSERT_EQ(ports.size(), 2u);
+  const std::string tls = "\n        tls:\n          cert_file: " + certs.server_cert +
+                          "\n          key_file: " + certs.server_key;
+  std::ofstream(dir_ / "tls.yaml")
+      << "receivers:\n  otlp:\n    protocols:\n      http:\n        endpoint: 127.0.0.1:" << ports[0] << tls
+      << "\n      grpc:\n        endpoint: 127.0.0.1:" << ports[1] << tls
+      << "\nexporters:\n  elasticsearch:\n    endpoints: [http://127.0.0.1:" << sink_port_
+      << "]\n    flush:\n      interval: 50ms\nservice:\n  telemetry:\n    metrics:\n"
+         "      address: 127.0.0.1:0\n  pipelines:\n"
+         "    logs: {receivers: [otlp], exporters: [elasticsearch]}\n";
+  Process collector({kTern, "run", "-c", (dir_ / "tls.yaml").string()});
+  ASSERT_TRUE(collector.wait_for_line("tern run: ready", std::chrono::seconds(20))) << collector.output();
+
+  OtlpLogExporterOptions o;
+  o.ssl_credentials_cacert_path = certs.ca_cert;
+  o.timeout = std::chrono::seconds(10);
+  o.endpoint = "https://127.0.0.1:" + std::to_string(ports[0]);
+  auto http = std::make_shared<OtlpHttpLogExporter>(o);
+  o.endpoint = "https://127.0.0.1:" + std::to_string(ports[1]);
+  auto grpc = std::make_shared<OtlpGrpcLogExporter>(o);
+  EmitThrough(http, "https", 20);
+  EmitThrough(grpc, "grpcs", 20);
+  EXPECT_EQ(http->stats().exported_records, 20u);
+  EXPECT_EQ(grpc->stats().exported_records, 20u);
+
+  o.use_ssl_credentials = true;  // http:// is plaintext all the same
+  o.max_retries = 0;
+  o.timeout = std::chrono::seconds(2);
+  o.endpoint = "http://127.0.0.1:" + std::to_string(ports[0]);
+  OtlpHttpLogExporter plain(o);
+  LogRecord r;
+  r.SetBody("plain");
+  const InstrumentationScope scope{"s", "", "", {}};
+  const LogRecordEntry e{&scope, &r};
+  EXPECT_EQ(plain.Export(LogRecordBatchView(Resource{}, {&e, 1})), ExportResult::kFailure);
+  EXPECT_TRUE(WaitForCount(40)) << SinkCount();
+  collector.signal(SIGTERM);
+  EXPECT_EQ(collector.wait(std::chrono::seconds(30)), 0) << collector.output();
 }
 
 }  // namespace
