@@ -50,7 +50,8 @@ class LogRecordExporter {
   virtual ExportResult Export(const LogRecordBatchView& batch) const noexcept = 0;
 
   // Asynchronous export: the exporter must be done reading `batch` when this returns
-  // (encode it, then send), and calls `done` exactly once, on any thread, later.
+  // (encode it, then send), and calls `done` exactly once, on any thread: usually later,
+  // but possibly before returning, on the caller's thread (an empty or refused batch).
   // Default: synchronous Export, then `done` on the caller's thread.
   virtual void ExportAsync(const LogRecordBatchView& batch, ExportCallback done) const {
     done(Export(batch));
