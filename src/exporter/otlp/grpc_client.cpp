@@ -21,12 +21,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "exporter/otlp/otlp_client.h"
 #include "text/ascii.h"
+#include "text/endpoint.h"
 
 namespace tern::exporter::otlp {
 namespace {
@@ -35,7 +37,8 @@ std::string grpc_target(std::string_view endpoint) {
   // telemetrygen accepts "host:port"; tolerate a scheme users copy from HTTP configs.
   if (endpoint.substr(0, 7) == "http://") endpoint.remove_prefix(7);
   if (endpoint.substr(0, 8) == "https://") endpoint.remove_prefix(8);
-  if (endpoint.empty()) throw std::invalid_argument("empty OTLP/gRPC endpoint");
+  if (const std::string why = text::grpc_endpoint_error(endpoint); !why.empty())
+    throw std::invalid_argument("bad OTLP/gRPC endpoint \"" + std::string(endpoint) + "\": " + why);
   return std::string(endpoint);
 }
 
@@ -113,12 +116,28 @@ class GrpcClient final : public OtlpClient {
       grpc::ByteBuffer request(&slice, 1);
       grpc::ByteBuffer response;
       grpc::Status status;
+      {
+        // Published before the call starts, so cancel() from another thread reaches it;
+        // cancelled before: not started at all.
+        std::lock_guard l(cancel_mu_);
+        if (cancelled_) {
+          st.ok = false;
+          st.code = grpc::StatusCode::CANCELLED;
+          st.message = "gRPC " + method + " to " + options_.endpoint + ": cancelled (shutting down)";
+          return st;
+        }
+        current_ = &ctx;
+      }
       auto call = stub_->PrepareUnaryCall(&ctx, method, request, &cq_);
       call->StartCall();
       call->Finish(&response, &status, this);
       void* tag = nullptr;
       bool ok = false;
       cq_.Next(&tag, &ok);
+      {
+        std::lock_guard l(cancel_mu_);
+        current_ = nullptr;
+      }
       st.code = status.error_code();
       if (status.ok()) {
         st.ok = true;
@@ -148,8 +167,19 @@ class GrpcClient final : public OtlpClient {
     }
   }
 
+  void cancel() override {
+    std::lock_guard l(cancel_mu_);
+    cancelled_ = true;
+    // The only way to end a call that waits for a connection or an answer before its
+    // deadline (or forever, with timeout 0): it then completes with CANCELLED.
+    if (current_) current_->TryCancel();
+  }
+
  private:
   OtlpClientOptions options_;
+  std::mutex cancel_mu_;
+  grpc::ClientContext* current_ = nullptr;  // the call in progress (under cancel_mu_)
+  bool cancelled_ = false;                  // under cancel_mu_
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<grpc::GenericStub> stub_;
   grpc::CompletionQueue cq_;

@@ -4,14 +4,19 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/span_body.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
+#include <zstd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -31,39 +36,57 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
+constexpr std::uint64_t kMaxRetryAfterSeconds = 86'400;
+
 struct ParsedEndpoint {
   std::string host;
   std::string port;
   std::string path;
   bool tls = false;
+  // host:port as a URL's authority and the Host header write it: an IPv6 address in
+  // brackets (RFC 3986 3.2.2), "::1:4318" being no address at all.
+  std::string authority() const {
+    return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + port;
+  }
 };
 
 // "http[s]://host[:port][/path]" or "host:port"; without a scheme, TLS iff `tls_options`.
 ParsedEndpoint parse_http_endpoint(std::string_view ep, bool tls_options) {
   ParsedEndpoint out;
   out.tls = tls_options;
+  bool had_scheme = true;
   if (ep.substr(0, 7) == "http://") {
     ep.remove_prefix(7);
     out.tls = false;
   } else if (ep.substr(0, 8) == "https://") {
     ep.remove_prefix(8);
     out.tls = true;
+  } else {
+    had_scheme = false;
   }
   auto slash = ep.find('/');
   if (slash != std::string_view::npos) {
     out.path = std::string(ep.substr(slash));
     ep = ep.substr(0, slash);
   }
+  // No port: the scheme's (80, 443), as the Collector's Go HTTP client does; 4318 only for
+  // the "host" form without a scheme (OTLP/HTTP's port, as before).
   std::string_view host = ep;
-  std::string_view port = "4318";
+  std::string_view port = had_scheme ? (out.tls ? "443" : "80") : "4318";
   if (!ep.empty() && ep.front() == '[') {  // [v6]:port
     auto close = ep.find(']');
     if (close == std::string_view::npos) throw std::invalid_argument("bad endpoint " + std::string(ep));
     host = ep.substr(1, close - 1);
-    if (close + 1 < ep.size() && ep[close + 1] == ':') port = ep.substr(close + 2);
+    if (close + 1 < ep.size()) {
+      if (ep[close + 1] != ':') throw std::invalid_argument("bad endpoint " + std::string(ep));
+      port = ep.substr(close + 2);
+    }
   } else if (auto colon = ep.rfind(':'); colon != std::string_view::npos) {
     host = ep.substr(0, colon);
     port = ep.substr(colon + 1);
+    if (host.find(':') != std::string_view::npos)  // an IPv6 address needs its brackets
+      throw std::invalid_argument("bad OTLP/HTTP endpoint [" + std::string(ep) +
+                                  "]: an IPv6 address is written in brackets, [::1]:4318");
   }
   if (host.empty() || port.empty() || port.size() > 5 ||
       port.find_first_not_of("0123456789") != std::string_view::npos || std::stoul(std::string(port)) == 0 ||
@@ -112,16 +135,25 @@ class HttpClient final : public OtlpClient {
     }
     req_.method(http::verb::post);
     req_.version(11);
-    req_.set(http::field::host, endpoint_.host + ":" + endpoint_.port);
+    req_.set(http::field::host, endpoint_.authority());
     req_.set(http::field::user_agent, o.user_agent.empty() ? "Tern/" TERN_VERSION : o.user_agent);
     req_.set(http::field::content_type,
              o.encoding == Encoding::Json ? "application/json" : "application/x-protobuf");
-    if (o.gzip) req_.set(http::field::content_encoding, "gzip");
+    if (o.gzip)
+      req_.set(http::field::content_encoding, "gzip");
+    else if (o.zstd)
+      req_.set(http::field::content_encoding, "zstd");
     for (const auto& [k, v] : o.headers) req_.set(k, v);
   }
 
   ExportStatus export_request(pdata::Signal signal, std::string_view body) override {
     ExportStatus st;
+    if (cancelled_.load()) {
+      st.ok = false;
+      st.code = -1;
+      st.message = "POST " + url(default_http_path(signal)) + ": cancelled (shutting down)";
+      return st;
+    }
     const std::string_view path = !options_.url_path.empty() ? std::string_view(options_.url_path)
                                   : !endpoint_.path.empty()  ? std::string_view(endpoint_.path)
                                                              : default_http_path(signal);
@@ -130,6 +162,19 @@ class HttpClient final : public OtlpClient {
     if (options_.gzip) {
       gzip_.compress(body, gz_);
       payload = gz_;
+    } else if (options_.zstd) {
+      if (!zstd_) zstd_.reset(ZSTD_createCCtx());
+      gz_.resize(ZSTD_compressBound(body.size()));
+      const std::size_t n = ZSTD_compressCCtx(zstd_.get(), gz_.data(), gz_.size(), body.data(), body.size(),
+                                              ZSTD_CLEVEL_DEFAULT);
+      if (ZSTD_isError(n)) {  // only on a bug (the bound is enough): no request at all
+        st.ok = false;
+        st.code = -1;
+        st.message = std::string("zstd: ") + ZSTD_getErrorName(n);
+        return st;
+      }
+      gz_.resize(n);
+      payload = gz_;
     }
     req_.body() = http::span_body<const char>::value_type(payload.data(), payload.size());
     req_.prepare_payload();
@@ -137,6 +182,7 @@ class HttpClient final : public OtlpClient {
     std::chrono::milliseconds backoff{100};
     int retries_left = options_.max_retries;
     bool stale_retry_used = false;
+    int redirects = 0;
     for (;;) {
       ++st.attempts;
       const bool reused = connected_ && requests_on_connection_ > 0;
@@ -171,13 +217,33 @@ class HttpClient final : public OtlpClient {
           parse_export_response(res.body(), st.rejected, st.message);
         return st;
       }
+      if ((status == 307 || status == 308) && redirects < kMaxRedirects) {
+        // Followed as Go's client (the Collector's) does for a POST: the same method and
+        // body, to the Location. Only on this server (same scheme, host and port): the
+        // connection, TLS settings and headers (credentials included) are this endpoint's.
+        const auto location = res[http::field::location];
+        if (auto target = same_origin_target(location); !target.empty()) {
+          ++redirects;
+          req_.target(target);
+          if (!res.keep_alive()) close();
+          continue;
+        }
+        st.ok = false;
+        st.message = "HTTP " + std::to_string(status) + " from " + url(req_.target()) + ": redirect to \"" +
+                     std::string(location) + "\" not followed (another server, or no Location)";
+        return st;
+      }
       const bool retryable = status == 429 || status == 502 || status == 503 || status == 504;
       st.retry_after = {};
       if (auto ra = res.find(http::field::retry_after); ra != res.end()) {
-        long secs = 0;
+        // Delay-seconds (an HTTP-date is not read: no hint). Capped at a day, as a gRPC
+        // RetryInfo is: secs * 1000 overflowed for a huge value, into an immediate retry.
+        std::uint64_t secs = 0;
         auto sv = ra->value();
-        if (std::from_chars(sv.data(), sv.data() + sv.size(), secs).ec == std::errc{} && secs > 0)
-          st.retry_after = std::chrono::milliseconds(secs * 1000);
+        const auto r = std::from_chars(sv.data(), sv.data() + sv.size(), secs);
+        if (r.ec == std::errc::result_out_of_range) secs = kMaxRetryAfterSeconds;
+        if ((r.ec == std::errc{} || r.ec == std::errc::result_out_of_range) && secs > 0)
+          st.retry_after = std::chrono::milliseconds(std::min(secs, kMaxRetryAfterSeconds) * 1000);
       }
       if (retryable && retries_left-- > 0) {
         std::chrono::milliseconds wait = st.retry_after.count() > 0 ? st.retry_after : backoff;
@@ -194,7 +260,41 @@ class HttpClient final : public OtlpClient {
 
   ~HttpClient() override { close(); }
 
+  void cancel() override {
+    cancelled_.store(true);
+    // The socket belongs to the exporting thread: it is closed there, by a handler that its
+    // run_io() runs next (at once if it is waiting now: the pending connect / write / read
+    // then ends with operation_aborted). Posted while no run_io() runs, the handler waits
+    // for the next one, and export_request sees cancelled_ before that anyway.
+    asio::post(ioc_, [this] {
+      if (plain_ || secure_) {
+        beast::error_code ec;
+        lowest().socket().close(ec);
+      }
+    });
+  }
+
  private:
+  static constexpr int kMaxRedirects = 10;  // Go's http.Client stops after 10 too
+
+  // A Location as a request target on this server: an absolute path, or an absolute URL
+  // with this endpoint's scheme and authority (a default port may be left out). Empty: it
+  // points elsewhere, or is not one.
+  std::string same_origin_target(std::string_view location) const {
+    if (location.starts_with("/") && !location.starts_with("//")) return std::string(location);
+    const std::string_view scheme = endpoint_.tls ? "https://" : "http://";
+    if (!location.starts_with(scheme)) return {};
+    location.remove_prefix(scheme.size());
+    const auto slash = location.find('/');
+    const std::string_view authority = location.substr(0, slash);
+    const std::string_view target = slash == std::string_view::npos ? "/" : location.substr(slash);
+    const std::string with_port = endpoint_.authority();
+    const std::string without_port = with_port.substr(0, with_port.rfind(':'));
+    const bool default_port = endpoint_.port == (endpoint_.tls ? "443" : "80");
+    if (authority == with_port || (default_port && authority == without_port)) return std::string(target);
+    return {};
+  }
+
   // Runs the io_context until the one pending operation completed.
   void run_io() {
     ioc_.restart();
@@ -202,8 +302,7 @@ class HttpClient final : public OtlpClient {
   }
 
   std::string url(std::string_view path) const {
-    return (endpoint_.tls ? "https://" : "http://") + endpoint_.host + ":" + endpoint_.port +
-           std::string(path);
+    return (endpoint_.tls ? "https://" : "http://") + endpoint_.authority() + std::string(path);
   }
 
   beast::tcp_stream& lowest() { return secure_ ? beast::get_lowest_layer(*secure_) : *plain_; }
@@ -279,6 +378,7 @@ class HttpClient final : public OtlpClient {
            ec == asio::error::connection_aborted;
   }
 
+  std::atomic<bool> cancelled_{false};
   bool answered_ = false;  // the last exchange read some of an answer
   OtlpClientOptions options_;
   ParsedEndpoint endpoint_;
@@ -290,6 +390,10 @@ class HttpClient final : public OtlpClient {
   beast::flat_buffer buffer_;
   http::request<http::span_body<const char>> req_;
   compression::GzipCompressor gzip_;
+  struct FreeZstd {
+    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+  };
+  std::unique_ptr<ZSTD_CCtx, FreeZstd> zstd_;  // made at the first zstd request
   std::string gz_;
   bool connected_ = false;
   std::uint64_t requests_on_connection_ = 0;

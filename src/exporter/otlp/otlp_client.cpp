@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "otlp/proto_wire.h"
+#include "text/endpoint.h"
 
 namespace tern::exporter::otlp {
 
@@ -141,36 +142,11 @@ std::optional<std::chrono::milliseconds> parse_retry_info(std::string_view statu
 }
 
 namespace {
-// RFC 9110 token characters: what a header name may hold.
-bool token_char(unsigned char c) {
-  return std::isalnum(c) ||
-         std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
-}
-
-// Headers are checked before anything is sent: gRPC aborted the process on a metadata key
-// it refuses (API misuse, an assertion), and HTTP sent a CR LF in a value as a second
-// header line.
+// Headers are checked before anything is sent (text::header_error says why).
 void check_headers(const OtlpClientOptions& o) {
-  for (const auto& [key, value] : o.headers) {
-    const std::string where = "header \"" + key + "\"";
-    if (key.empty()) throw std::invalid_argument("a header needs a name");
-    for (unsigned char c : key) {
-      const bool ok = o.protocol == Protocol::Grpc
-                          ? std::isdigit(c) || std::isalpha(c) || c == '-' || c == '_' || c == '.'
-                          : token_char(c);
-      if (!ok)
-        throw std::invalid_argument(where + ": a header name cannot hold '" +
-                                    std::string(1, static_cast<char>(c)) + "'");
-    }
-    const bool binary = o.protocol == Protocol::Grpc && key.size() > 4 && key.ends_with("-bin");
-    if (binary) continue;  // gRPC base64-encodes these itself
-    for (unsigned char c : value) {
-      // gRPC: printable ASCII only; HTTP: no control characters but tab.
-      const bool ok =
-          o.protocol == Protocol::Grpc ? (c >= 0x20 && c < 0x7f) : (c >= 0x20 || c == '\t') && c != 0x7f;
-      if (!ok) throw std::invalid_argument(where + ": its value cannot hold the byte " + std::to_string(c));
-    }
-  }
+  for (const auto& [key, value] : o.headers)
+    if (std::string why = text::header_error(key, value, o.protocol == Protocol::Grpc); !why.empty())
+      throw std::invalid_argument(why);
 }
 }  // namespace
 

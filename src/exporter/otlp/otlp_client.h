@@ -30,6 +30,7 @@ struct OtlpClientOptions {
   std::string url_path;
   Encoding encoding = Encoding::Proto;
   bool gzip = false;
+  bool zstd = false;  // HTTP only: Content-Encoding: zstd (ignored with gzip)
   std::vector<std::pair<std::string, std::string>> headers;  // HTTP headers / gRPC metadata
   // OTLP/HTTP User-Agent (a `User-Agent` in `headers` wins); empty: "Tern/<version>".
   std::string user_agent;
@@ -63,6 +64,12 @@ class OtlpClient {
   // HTTP with Encoding::Json, OTLP/JSON) and waits for the answer. Blocking; `body` only
   // needs to live for the call. Compresses when options.gzip.
   virtual ExportStatus export_request(pdata::Signal signal, std::string_view body) = 0;
+  // The one call that may come from another thread: ends the export in progress at once
+  // (gRPC: the call is cancelled; HTTP: the connection is closed) and makes every later
+  // export_request fail at once, with code -1 (HTTP) or CANCELLED (gRPC), both retryable.
+  // A shutdown's deadline uses it: nothing else ends a request that a peer never answers
+  // (with `timeout: 0` not even the attempt's own timeout).
+  virtual void cancel() = 0;
 };
 
 // Throw std::invalid_argument for an endpoint they cannot parse and std::runtime_error for

@@ -1,6 +1,12 @@
 // The OTLP clients against recording in-test servers on loopback.
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <atomic>
 #include <thread>
 
 #include "exporter/otlp/otlp_client.h"
@@ -156,6 +162,173 @@ TEST(OtlpHttpClient, BadEndpointThrows) {
   o.protocol = Protocol::Http;
   o.endpoint = "localhost:notaport";
   EXPECT_THROW(make_otlp_client(o), std::invalid_argument);
+}
+
+// compression: zstd (otlphttp, as the Collector's): Content-Encoding zstd, the body one zstd
+// frame of the request.
+TEST(OtlpHttpClient, ZstdCompression) {
+  test::RecordingHttpServer server;
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  o.zstd = true;
+  const std::string body = logs_request(50);
+  auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, body);
+  ASSERT_TRUE(st.ok) << st.message;
+  const auto reqs = server.store().requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].headers.at("content-encoding"), "zstd");
+  std::string plain(body.size() + 1, '\0');
+  const std::size_t n = ZSTD_decompress(plain.data(), plain.size(), reqs[0].body.data(), reqs[0].body.size());
+  ASSERT_FALSE(ZSTD_isError(n)) << ZSTD_getErrorName(n);
+  plain.resize(n);
+  EXPECT_EQ(plain, body);
+  EXPECT_LT(reqs[0].body.size(), body.size());
+}
+
+// A Retry-After beyond any sense is a day, as a gRPC RetryInfo is: seconds * 1000 overflowed
+// (into an immediate retry loop in the stage), and a value past 64 bits was ignored.
+TEST(OtlpHttpClient, RetryAfterIsCappedAtADay) {
+  test::RecordingHttpServer server;
+  server.script({{503, "", {{"Retry-After", "99999999999999999"}}},
+                 {503, "", {{"Retry-After", "999999999999999999999999999"}}},
+                 {503, "", {{"Retry-After", "7"}}}});
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  auto client = make_otlp_client(o);
+  for (const auto expected : {86'400'000, 86'400'000, 7'000}) {
+    auto st = client->export_request(pdata::Signal::Logs, logs_request(1));
+    EXPECT_FALSE(st.ok);
+    EXPECT_EQ(st.code, 503);
+    EXPECT_EQ(st.retry_after, std::chrono::milliseconds(expected));
+  }
+}
+
+// A URL without a port has its scheme's (80, 443), as in the Collector's Go client; it was
+// 4318. Nothing is expected to listen on 80 or 443 here: the message names the address.
+TEST(OtlpHttpClient, UrlWithoutAPortHasItsSchemesPort) {
+  for (const auto& [endpoint, url] : {std::pair{"http://127.0.0.1", "http://127.0.0.1:80/v1/logs"},
+                                      std::pair{"https://127.0.0.1", "https://127.0.0.1:443/v1/logs"},
+                                      std::pair{"http://127.0.0.1/base", "http://127.0.0.1:80/base"}}) {
+    OtlpClientOptions o;
+    o.protocol = Protocol::Http;
+    o.endpoint = endpoint;
+    o.timeout = std::chrono::seconds(5);
+    auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+    if (st.ok) continue;  // something answers there after all
+    EXPECT_NE(st.message.find(url), std::string::npos) << st.message;
+  }
+}
+
+// An IPv6 address is bracketed in the Host header and in messages (RFC 9110 / 3986): it
+// was "Host: ::1:4318", which no server can read as host and port.
+TEST(OtlpHttpClient, IPv6AddressIsBracketed) {
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = "http://[::1]:1";  // nothing listens on port 1
+  o.timeout = std::chrono::seconds(5);
+  auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  ASSERT_FALSE(st.ok);
+  EXPECT_NE(st.message.find("http://[::1]:1/v1/logs"), std::string::npos) << st.message;
+
+  std::unique_ptr<test::RecordingHttpServer> server;
+  try {
+    server = std::make_unique<test::RecordingHttpServer>(net::TlsServerOptions{}, "::1");
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no IPv6 loopback here: " << e.what();
+  }
+  o.endpoint = "http://[::1]:" + std::to_string(server->port());
+  st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  ASSERT_TRUE(st.ok) << st.message;
+  ASSERT_EQ(server->store().size(), 1u);
+  EXPECT_EQ(server->store().requests()[0].headers["host"], "[::1]:" + std::to_string(server->port()));
+}
+
+// 307 / 308 are followed for the POST, with the same body, as Go's client does: they were
+// dropped as permanent errors. Only on the same server, and at most 10 hops.
+TEST(OtlpHttpClient, FollowsTemporaryAndPermanentRedirectsOnTheSameServer) {
+  test::RecordingHttpServer server;
+  server.script({{307, "", {{"Location", "/moved/logs"}}},
+                 {308, "", {{"Location", "http://" + server.endpoint() + "/final"}}}});
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  const std::string body = logs_request(2);
+  auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, body);
+  ASSERT_TRUE(st.ok) << st.message;
+  const auto reqs = server.store().requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_EQ(reqs[0].path, "/v1/logs");
+  EXPECT_EQ(reqs[1].path, "/moved/logs");
+  EXPECT_EQ(reqs[2].path, "/final");
+  for (const auto& r : reqs) EXPECT_EQ(r.body, body);
+
+  // Elsewhere: not followed, a clear error. And a loop ends.
+  server.script({{307, "", {{"Location", "http://elsewhere.invalid/v1/logs"}}}});
+  st = make_otlp_client(o)->export_request(pdata::Signal::Logs, body);
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.code, 307);
+  EXPECT_NE(st.message.find("not followed"), std::string::npos) << st.message;
+  server.set_default({307, "", {{"Location", "/again"}}});
+  st = make_otlp_client(o)->export_request(pdata::Signal::Logs, body);
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.code, 307);
+}
+
+// gRPC endpoints are host:port with a port 1-65535 (or a gRPC target URI): "127.0.0.1" and
+// "127.0.0.1:abc" became ipv4:127.0.0.1:0, retried forever.
+TEST(OtlpGrpcClient, EndpointNeedsAValidPort) {
+  for (const char* bad : {"127.0.0.1", "127.0.0.1:abc", "127.0.0.1:0", "127.0.0.1:65536",
+                          "127.0.0.1:", ":4317", "::1:4317", "[::1]", "http://127.0.0.1"}) {
+    SCOPED_TRACE(bad);
+    OtlpClientOptions o;
+    o.endpoint = bad;
+    EXPECT_THROW(make_otlp_client(o), std::invalid_argument);
+  }
+  for (const char* good : {"127.0.0.1:4317", "localhost:65535", "[::1]:4317", "http://127.0.0.1:4317",
+                           "dns:///localhost:4317", "unix:///tmp/otlp.sock"}) {
+    SCOPED_TRACE(good);
+    OtlpClientOptions o;
+    o.endpoint = good;
+    EXPECT_NO_THROW(make_otlp_client(o));
+  }
+}
+
+// cancel() from another thread ends a request that a peer never answers, even without a
+// timeout, and every later one at once (shutdown's deadline relies on it). The peer: a
+// socket listening on 127.0.0.1 that nobody accepts from (the kernel completes the
+// handshake and buffers the request; gRPC's HTTP/2 handshake never completes).
+TEST(OtlpClients, CancelEndsARequestInFlight) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), len), 0);
+  ASSERT_EQ(::listen(fd, 16), 0);
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  const std::string endpoint = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  for (const auto protocol : {Protocol::Http, Protocol::Grpc}) {
+    SCOPED_TRACE(protocol == Protocol::Http ? "http" : "grpc");
+    OtlpClientOptions o;
+    o.protocol = protocol;
+    o.endpoint = endpoint;
+    o.timeout = std::chrono::milliseconds(0);  // none: only cancel() can end it
+    auto client = make_otlp_client(o);
+    ExportStatus st;
+    std::thread t([&] { st = client->export_request(pdata::Signal::Logs, logs_request(1)); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // most likely in flight by now
+    const auto started = std::chrono::steady_clock::now();
+    client->cancel();
+    t.join();
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10)) << "liveness bound";
+    EXPECT_FALSE(st.ok);
+    EXPECT_EQ(st.code, protocol == Protocol::Http ? -1 : 1);  // 1: CANCELLED
+    const auto again = client->export_request(pdata::Signal::Logs, logs_request(1));
+    EXPECT_FALSE(again.ok);
+  }
+  ::close(fd);
 }
 
 TEST(OtlpGrpcClient, SendsToTheServiceMethodWithMetadata) {

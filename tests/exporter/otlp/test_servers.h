@@ -90,8 +90,9 @@ class RecordingHttpServer {
     std::chrono::milliseconds delay{0};  // how long the server takes to answer
   };
 
-  explicit RecordingHttpServer(net::TlsServerOptions tls = {}) {
+  explicit RecordingHttpServer(net::TlsServerOptions tls = {}, std::string host = "127.0.0.1") {
     net::HttpServerOptions opt;
+    opt.host = std::move(host);
     opt.threads = 2;
     opt.tls = std::move(tls);
     server_ = std::make_unique<net::HttpServer>(opt, [this](net::HttpRequest& req) { return handle(req); });
@@ -116,7 +117,8 @@ class RecordingHttpServer {
   net::HttpResponse handle(net::HttpRequest& req) {
     RecordedRequest r;
     r.path = std::string(req.target);
-    for (const char* h : {"content-type", "content-encoding", "x-test", "authorization", "user-agent"}) {
+    for (const char* h :
+         {"content-type", "content-encoding", "x-test", "authorization", "user-agent", "host"}) {
       auto v = req.header(h);
       if (!v.empty()) r.headers[h] = std::string(v);
     }
