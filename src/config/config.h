@@ -219,7 +219,8 @@ struct TlsClientConfig : net::TlsClientOptions {
   bool insecure = false;
 };
 
-enum class Compression { kNone, kGzip };
+// kZstd: otlphttp only (Content-Encoding: zstd); the loader refuses it elsewhere.
+enum class Compression { kNone, kGzip, kZstd };
 
 struct ElasticsearchExporterConfig {
   std::vector<std::string> endpoints;  // `endpoint` is folded in here
@@ -277,6 +278,11 @@ struct OtlpExporterConfig {
   // to host:port, `otlphttp` sends OTLP/HTTP protobuf to a URL (paths /v1/<signal> appended).
   enum class Protocol { kGrpc, kHttp } protocol = Protocol::kGrpc;
   std::string endpoint;
+  // otlphttp, as the Collector's: a signal's full URL, used as it is (no /v1/<signal>
+  // appended); empty: `endpoint` + /v1/<signal>.
+  std::string logs_endpoint, traces_endpoint, metrics_endpoint;
+  // otlphttp: the request body's encoding (application/x-protobuf or application/json).
+  enum class Encoding { kProto, kJson } encoding = Encoding::kProto;
   TlsClientConfig tls;
   Compression compression = Compression::kGzip;
   std::map<std::string, std::string> headers;

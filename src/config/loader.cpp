@@ -15,12 +15,14 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <system_error>
 #include <tuple>
 
 #include "ottl/condition.h"
 #include "ottl/statement.h"
 #include "receiver/filelog/timestamp_layout.h"
 #include "text/ascii.h"
+#include "text/endpoint.h"
 #include "text/numbers.h"
 
 namespace tern::config {
@@ -1514,7 +1516,12 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
   r.str("endpoint", c.endpoint);
   decode_tls(ctx, r, c.tls, /*with_insecure=*/true,  // otlphttp: the URL scheme decides
              /*grpc=*/c.protocol == OtlpExporterConfig::Protocol::kGrpc);
-  r.choice("compression", c.compression, {{"gzip", Compression::kGzip}, {"none", Compression::kNone}});
+  // gRPC: what grpc++ compresses messages with here (its zstd is not in Debian 12's).
+  if (c.protocol == OtlpExporterConfig::Protocol::kHttp)
+    r.choice("compression", c.compression,
+             {{"gzip", Compression::kGzip}, {"zstd", Compression::kZstd}, {"none", Compression::kNone}});
+  else
+    r.choice("compression", c.compression, {{"gzip", Compression::kGzip}, {"none", Compression::kNone}});
   r.string_map("headers", c.headers);
   r.duration("timeout", c.timeout);
   {
@@ -1560,16 +1567,89 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
     if (sq.queue_size == 0)
       ctx.error(q.mark("queue_size"), fmt::format("{}: queue_size must be greater than 0", q.path()));
   }
+  const bool http = c.protocol == OtlpExporterConfig::Protocol::kHttp;
+  // What `tern run` refuses when it builds the exporter's clients is an error here too, at
+  // its place in the file: `tern validate` said "valid" for a config that could not start.
+  auto check_url = [&](std::string_view key, const std::string& url) {
+    const std::size_t scheme = url.starts_with("https://") ? 8 : url.starts_with("http://") ? 7 : 0;
+    std::string why;
+    if (scheme == 0 || url.size() == scheme) {
+      why = "expected a URL (e.g. \"http://127.0.0.1:4318\")";
+    } else {
+      std::string_view authority = std::string_view(url).substr(scheme);
+      authority = authority.substr(0, authority.find_first_of("/?#"));
+      std::string_view host = authority, port;
+      if (authority.starts_with('[')) {
+        const auto close = authority.find(']');
+        if (close == std::string_view::npos) {
+          why = "an IPv6 address without its closing ']'";
+        } else {
+          host = authority.substr(1, close - 1);
+          if (close + 1 < authority.size()) {
+            if (authority[close + 1] != ':')
+              why = "expected [address]:port";
+            else
+              port = authority.substr(close + 2), why = tern::text::port_error(port);
+          }
+        }
+      } else if (const auto colon = authority.rfind(':'); colon != std::string_view::npos) {
+        host = authority.substr(0, colon);
+        port = authority.substr(colon + 1);
+        why = host.find(':') != std::string_view::npos
+                  ? "an IPv6 address is written in brackets (http://[::1]:4318)"
+                  : tern::text::port_error(port);
+      }
+      if (why.empty() && host.empty()) why = "no host";
+    }
+    if (!why.empty()) ctx.error(r.mark(key), fmt::format("{}: {}, got \"{}\"", r.sub_path(key), why, url));
+  };
+  if (http) {
+    r.str("logs_endpoint", c.logs_endpoint);
+    r.str("traces_endpoint", c.traces_endpoint);
+    r.str("metrics_endpoint", c.metrics_endpoint);
+    r.choice(
+        "encoding", c.encoding,
+        {{"proto", OtlpExporterConfig::Encoding::kProto}, {"json", OtlpExporterConfig::Encoding::kJson}});
+    for (const auto& [key, url] :
+         {std::pair{"logs_endpoint", &c.logs_endpoint}, std::pair{"traces_endpoint", &c.traces_endpoint},
+          std::pair{"metrics_endpoint", &c.metrics_endpoint}})
+      if (r.has(key)) check_url(key, *url);
+  }
+  const bool every_signal =
+      http && !c.logs_endpoint.empty() && !c.traces_endpoint.empty() && !c.metrics_endpoint.empty();
   if (c.endpoint.empty()) {
-    ctx.error(r.has("endpoint") ? r.mark("endpoint") : at, fmt::format("{}: endpoint must be set", r.path()));
-  } else if (c.protocol == OtlpExporterConfig::Protocol::kHttp) {
-    const std::size_t scheme = c.endpoint.starts_with("https://")  ? 8
-                               : c.endpoint.starts_with("http://") ? 7
-                                                                   : 0;
-    if (scheme == 0 || c.endpoint.size() == scheme) {
-      ctx.error(r.mark("endpoint"),
-                fmt::format("{}: expected a URL (e.g. \"http://127.0.0.1:4318\"), got \"{}\"",
-                            r.sub_path("endpoint"), c.endpoint));
+    if (!every_signal)
+      ctx.error(r.has("endpoint") ? r.mark("endpoint") : at,
+                fmt::format("{}: endpoint must be set{}", r.path(),
+                            http ? " (or logs_endpoint, traces_endpoint and metrics_endpoint)" : ""));
+  } else if (http) {
+    check_url("endpoint", c.endpoint);
+  } else if (const std::string why = tern::text::grpc_endpoint_error(c.endpoint); !why.empty()) {
+    ctx.error(r.mark("endpoint"),
+              fmt::format("{}: {} (expected host:port, e.g. \"127.0.0.1:4317\"), got \"{}\"",
+                          r.sub_path("endpoint"), why, c.endpoint));
+  }
+  for (const auto& [key, value] : c.headers)
+    if (const std::string why = tern::text::header_error(key, value, !http); !why.empty())
+      ctx.error(r.mark("headers"), fmt::format("{}: {}", r.sub_path("headers"), why));
+  // The TLS files are read when the exporter starts, and only when TLS is on: gRPC unless
+  // tls.insecure or an http:// endpoint, OTLP/HTTP for an https:// URL.
+  const bool tls_on = http ? c.endpoint.starts_with("https://") || c.logs_endpoint.starts_with("https://") ||
+                                 c.traces_endpoint.starts_with("https://") ||
+                                 c.metrics_endpoint.starts_with("https://")
+                           : !c.tls.insecure && !c.endpoint.starts_with("http://");
+  if (tls_on) {
+    const YAML::Node t = r.get("tls");  // read by decode_tls: only the positions are needed here
+    for (const auto& [key, file] :
+         {std::pair{"ca_file", &c.tls.ca_file}, std::pair{"cert_file", &c.tls.cert_file},
+          std::pair{"key_file", &c.tls.key_file}}) {
+      if (file->empty()) continue;
+      std::ifstream in(*file);
+      if (in) continue;
+      const int err = errno;
+      const YAML::Mark m = t.IsMap() && t[key] ? t[key].Mark() : r.mark("tls");
+      ctx.error(m, fmt::format("{}.{}: cannot read \"{}\": {}", r.sub_path("tls"), key, *file,
+                               std::error_code(err, std::generic_category()).message()));
     }
   }
 }

@@ -1383,6 +1383,78 @@ service:
           "as they arrive); queue_size bounds it"));
 }
 
+// What `tern run` refuses when it builds the OTLP exporters' clients is an error for `tern
+// validate` too, at its place in the file: it said "configuration is valid" for these.
+TEST(Problems, OtlpExporterEndpointsHeadersAndTlsFiles) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: }}}
+exporters:
+  otlp/noport: {endpoint: 127.0.0.1}
+  otlp/badport: {endpoint: "127.0.0.1:abc"}
+  otlp/v6: {endpoint: "[::1]:4317"}
+  otlphttp/bigport: {endpoint: "http://127.0.0.1:99999"}
+  otlphttp/header: {endpoint: "http://127.0.0.1:4318", headers: {"bad name": x}}
+  otlphttp/ca: {endpoint: "https://127.0.0.1:4318", tls: {ca_file: /nonexistent/ca.pem}}
+  otlphttp/plain: {endpoint: "http://127.0.0.1:4318", tls: {ca_file: /nonexistent/ca.pem}}
+  otlphttp/v6: {endpoint: "http://[::1]", logs_endpoint: "http://127.0.0.1:0/v1/logs"}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [otlp/noport, otlp/badport, otlp/v6, otlphttp/bigport, otlphttp/header, otlphttp/ca, otlphttp/plain, otlphttp/v6]}
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          "t.yaml:3:27: error: exporters.otlp/noport.endpoint: no port (expected host:port, e.g. "
+          "\"127.0.0.1:4317\"), got \"127.0.0.1\"",
+          "t.yaml:4:28: error: exporters.otlp/badport.endpoint: port \"abc\" is not a number 1-65535 "
+          "(expected host:port, e.g. \"127.0.0.1:4317\"), got \"127.0.0.1:abc\"",
+          "t.yaml:6:32: error: exporters.otlphttp/bigport.endpoint: port \"99999\" is not a number "
+          "1-65535, got \"http://127.0.0.1:99999\"",
+          "t.yaml:7:65: error: exporters.otlphttp/header.headers: header \"bad name\": a header name "
+          "cannot hold ' '",
+          "t.yaml:8:68: error: exporters.otlphttp/ca.tls.ca_file: cannot read \"/nonexistent/ca.pem\": No "
+          "such file or directory",
+          // (otlphttp/plain: an http:// URL never reads its TLS files, as at run time.)
+          "t.yaml:10:58: error: exporters.otlphttp/v6.logs_endpoint: port \"0\" is not a number 1-65535, "
+          "got \"http://127.0.0.1:0/v1/logs\""));
+}
+
+// The Collector's otlphttp keys for a URL per signal and the body's encoding.
+TEST(Loader, OtlpHttpSignalEndpointsAndEncoding) {
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: }}}
+exporters:
+  otlphttp:
+    logs_endpoint: http://a.example:4318/custom/logs
+    traces_endpoint: http://a.example:4318/t
+    metrics_endpoint: https://b.example/m
+    encoding: json
+    compression: zstd
+  otlphttp/2:
+    endpoint: http://a.example:4318
+  otlp:
+    endpoint: a.example:4317
+    encoding: json
+    compression: zstd
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [otlphttp, otlphttp/2, otlp]}
+)");
+  // Only otlphttp's: gRPC always carries protobuf, and its grpc++ has no zstd.
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre("t.yaml:13:5: error: unknown key \"encoding\" in exporters.otlp",
+                  "t.yaml:14:18: error: exporters.otlp.compression: invalid value \"zstd\" (expected one "
+                  "of: gzip, none)"));
+  const auto& h = settings<OtlpExporterConfig>(r.config.exporters, "otlphttp");
+  EXPECT_EQ(h.logs_endpoint, "http://a.example:4318/custom/logs");
+  EXPECT_EQ(h.metrics_endpoint, "https://b.example/m");
+  EXPECT_EQ(h.encoding, OtlpExporterConfig::Encoding::kJson);
+  EXPECT_EQ(h.compression, Compression::kZstd);
+  EXPECT_EQ(settings<OtlpExporterConfig>(r.config.exporters, "otlphttp/2").encoding,
+            OtlpExporterConfig::Encoding::kProto);
+}
+
 // The resource processor takes its list under `attributes`, as the Collector's does (and
 // under `actions`, Tern's first spelling); the attributes processor only under `actions`.
 TEST(Loader, ResourceProcessorAttributesList) {
