@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "otlp/proto_codec.h"
@@ -191,57 +192,97 @@ void DiskSpool::stop() {
 void DiskSpool::reader_loop() {
   queue::DiskQueue::Frame frame;
   while (!stop_.load(std::memory_order_relaxed)) {
-    if (!disk_->read(frame, std::chrono::milliseconds(100))) continue;
-    const std::uint64_t seq = frame.seq;
-    queue::Entry e;
-    e.delivery = pdata::DeliveryToken::make([this, seq](bool delivered) {
-      if (delivered) {
-        disk_->ack(seq);
-      } else {
-        unsettled_.fetch_add(1, std::memory_order_relaxed);  // stays on disk: resent after a restart
+    std::optional<Redelivery> again;
+    bool waiting = false;
+    {
+      std::lock_guard l(redeliver_mu_);
+      if (!redeliver_.empty()) {
+        waiting = true;
+        // The earliest due first; they are few (what the senders held when they gave up).
+        auto it = std::min_element(redeliver_.begin(), redeliver_.end(),
+                                   [](const auto& a, const auto& b) { return a.due < b.due; });
+        if (it->due <= std::chrono::steady_clock::now()) {
+          again = std::move(*it);
+          redeliver_.erase(it);
+        }
       }
-    });
-    const auto signal = frame.payload.empty() ? pdata::Signal::Logs : static_cast<pdata::Signal>(frame.payload[0]);
-    std::optional<otlp::DecodeError> error;
-    std::shared_ptr<const void> batch;
-    std::string_view request;
-    std::uint64_t events = 0;
-    if (frame.payload.empty() || static_cast<unsigned char>(frame.payload[0]) > 2) {
-      error = otlp::DecodeError{};
-      error->message = "unknown signal tag";
-    } else if (signal == pdata::Signal::Logs) {
-      auto d =
-          decode_frame<pdata::LogsData>(std::move(frame.payload), otlp::decode_logs_proto, error, request);
-      events = d->record_count();
-      batch = std::move(d);
-    } else if (signal == pdata::Signal::Traces) {
-      auto d = decode_frame<pdata::TracesData>(std::move(frame.payload), otlp::decode_traces_proto, error,
-                                               request);
-      events = d->span_count();
-      batch = std::move(d);
-    } else {
-      auto d = decode_frame<pdata::MetricsData>(std::move(frame.payload), otlp::decode_metrics_proto, error,
-                                                request);
-      events = d->data_point_count();
-      batch = std::move(d);
     }
-    if (error) {
-      // The CRC matched, so the bytes are what a producer wrote: not decodable means a bug or
-      // a foreign file. Counted and acknowledged (dropping the token does that), never a stall.
-      bad_frames_.fetch_add(1, std::memory_order_relaxed);
-      spdlog::error("exporter {}: disk queue frame {} cannot be decoded ({}); skipped", id_, seq, error->message);
+    if (again) {
+      redelivered_.fetch_add(1, std::memory_order_relaxed);
+      hand_over(again->seq, std::move(again->payload), again->attempt);
       continue;
     }
-    e.signal = signal;
-    e.items = events;
-    encode_(signal, batch.get(), request, e);
-    batch.reset();
-    // The senders' queue is small: wait for room rather than reading the disk into memory.
-    while (!stop_.load(std::memory_order_relaxed) &&
-           !out_.push_wait(e, std::chrono::steady_clock::now() + std::chrono::milliseconds(100))) {
-      if (out_.closed()) break;
+    if (waiting) {
+      // The downstream is failing: no new frames while some wait to be sent again, or
+      // reading on would bring the whole queue into memory, frame by failed frame.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
     }
-    if (e.delivery) e.delivery->fail();  // not handed over (stopping): stays on disk
+    if (!disk_->read(frame, std::chrono::milliseconds(100))) continue;
+    hand_over(frame.seq, std::move(frame.payload), 0);
+  }
+}
+
+void DiskSpool::hand_over(std::uint64_t seq, std::string payload, unsigned attempt) {
+  queue::Entry e;
+  // The frame's bytes, kept for a redelivery: the decoded batch below holds views into the
+  // payload, and what the senders' entry holds is the exporter's encoding of it.
+  auto copy = std::make_shared<std::string>(payload);
+  e.delivery = pdata::DeliveryToken::make([this, seq, copy, attempt](bool delivered) {
+    if (delivered) {
+      disk_->ack(seq);
+      return;
+    }
+    if (stop_.load()) {
+      unsettled_.fetch_add(1, std::memory_order_relaxed);  // stays on disk: resent after a restart
+      return;
+    }
+    const auto delay = std::chrono::seconds(std::min(30u, 1u << std::min(attempt, 5u)));
+    std::lock_guard l(redeliver_mu_);
+    redeliver_.push_back({seq, std::move(*copy), attempt + 1, std::chrono::steady_clock::now() + delay});
+  });
+  const auto signal = payload.empty() ? pdata::Signal::Logs : static_cast<pdata::Signal>(payload[0]);
+  std::optional<otlp::DecodeError> error;
+  std::shared_ptr<const void> batch;
+  std::string_view request;
+  std::uint64_t events = 0;
+  if (payload.empty() || static_cast<unsigned char>(payload[0]) > 2) {
+    error = otlp::DecodeError{};
+    error->message = "unknown signal tag";
+  } else if (signal == pdata::Signal::Logs) {
+    auto d = decode_frame<pdata::LogsData>(std::move(payload), otlp::decode_logs_proto, error, request);
+    events = d->record_count();
+    batch = std::move(d);
+  } else if (signal == pdata::Signal::Traces) {
+    auto d = decode_frame<pdata::TracesData>(std::move(payload), otlp::decode_traces_proto, error, request);
+    events = d->span_count();
+    batch = std::move(d);
+  } else {
+    auto d = decode_frame<pdata::MetricsData>(std::move(payload), otlp::decode_metrics_proto, error, request);
+    events = d->data_point_count();
+    batch = std::move(d);
+  }
+  if (error) {
+    // The CRC matched, so the bytes are what a producer wrote: not decodable means a bug or
+    // a foreign file. Counted and acknowledged (dropping the token does that), never a stall.
+    bad_frames_.fetch_add(1, std::memory_order_relaxed);
+    spdlog::error("exporter {}: disk queue frame {} cannot be decoded ({}); skipped", id_, seq,
+                  error->message);
+    return;
+  }
+  e.signal = signal;
+  e.items = events;
+  encode_(signal, batch.get(), request, e);
+  batch.reset();
+  // The senders' queue is small: wait for room rather than reading the disk into memory.
+  while (!stop_.load(std::memory_order_relaxed) &&
+         !out_.push_wait(e, std::chrono::steady_clock::now() + std::chrono::milliseconds(100))) {
+    if (out_.closed()) break;
+  }
+  if (e.delivery) {
+    // Not handed over (stopping): stays on disk for the next start.
+    stop_.store(true);
+    e.delivery->fail();
   }
 }
 
@@ -273,6 +314,8 @@ void DiskSpool::collect_metrics(const std::string& l, std::vector<MetricSample>&
       "Batches refused because the write failed");
   add("tern_exporter_disk_queue_split_batches_total", static_cast<double>(split_batches_.load()),
       "Batches too large for max_size, split into smaller frames");
+  add("tern_exporter_disk_queue_redelivered_frames_total", static_cast<double>(redelivered_.load()),
+      "Frames handed to the senders again after a sender gave up on them");
   add("tern_exporter_disk_queue_too_large_items_total", static_cast<double>(too_large_items_.load()),
       "Items refused because alone they can never fit in max_size");
 }

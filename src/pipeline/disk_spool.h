@@ -12,8 +12,11 @@
 // delivery token whose release acknowledges its frame on disk; the disk queue persists the acknowledged
 // frontier, so a restart resends exactly what was not settled (duplicates possible, loss not).
 #include <atomic>
+#include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -57,6 +60,18 @@ class DiskSpool {
 
  private:
   void reader_loop();
+  // Decodes a frame's payload, encodes it and hands it to the senders' queue, with a token
+  // that acknowledges it, or queues it for redelivery (`attempt` + 1), when settled.
+  void hand_over(std::uint64_t seq, std::string payload, unsigned attempt);
+
+  struct Redelivery {
+    std::uint64_t seq;
+    std::string payload;
+    unsigned attempt;  // 1 for the first redelivery
+    std::chrono::steady_clock::time_point due;
+  };
+  std::mutex redeliver_mu_;
+  std::deque<Redelivery> redeliver_;  // under redeliver_mu_
   ConsumeResult answer(queue::PushResult r, const std::string& error);
   ConsumeResult push_split(pdata::Signal signal, std::string_view frame, std::string error);
 
@@ -67,7 +82,7 @@ class DiskSpool {
   std::thread reader_;
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> bad_frames_{0}, refused_full_{0}, write_errors_{0}, unsettled_{0};
-  std::atomic<std::uint64_t> split_batches_{0}, too_large_items_{0};
+  std::atomic<std::uint64_t> split_batches_{0}, too_large_items_{0}, redelivered_{0};
   logging::LogLimit write_error_log_, too_large_log_;
 };
 
