@@ -3,14 +3,25 @@
 // shutdown drains and fails the delivery tokens of what it could not send.
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <thread>
 
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
+
+#include "../exporter/otlp/test_servers.h"
 #include "../otlp/otlp_fixtures.h"
 #include "otlp/json_codec.h"
+#include "otlp/proto_codec.h"
 #include "pipeline/otlp_stage.h"
 #include "receiver/otlp/otlp_receiver.h"
 
@@ -26,6 +37,9 @@ class Collecting final : public pipeline::Consumer {
  public:
   std::atomic<int> refuse_next{0};
   std::atomic<bool> invalid{false};
+  // > 0: a logs batch with more records is refused as invalid (the receiver answers 400 /
+  // INVALID_ARGUMENT), as a server does a request over its size limit.
+  std::atomic<std::size_t> max_log_records{0};
 
   pipeline::ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override { return take(logs, b); }
   pipeline::ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData> b) override {
@@ -52,6 +66,10 @@ class Collecting final : public pipeline::Consumer {
   template <class V, class B>
   pipeline::ConsumeResult take(V& into, B& batch) {
     if (invalid.load()) return {pipeline::ConsumeCode::kInvalid, "not this data", {}, 0};
+    if constexpr (std::is_same_v<B, std::shared_ptr<pdata::LogsData>>) {
+      if (max_log_records.load() > 0 && batch->record_count() > max_log_records.load())
+        return {pipeline::ConsumeCode::kInvalid, "too many records", {}, 0};
+    }
     if (refuse_next.load() > 0) {
       --refuse_next;
       ++refused;
@@ -89,6 +107,23 @@ std::shared_ptr<Data> from_json(std::string_view json, Fn decode) {
   EXPECT_FALSE(err) << err->message;
   return d;
 }
+
+// Captures what the default logger writes while it lives.
+class LogCapture {
+ public:
+  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(out_)) {
+    spdlog::default_logger()->sinks().push_back(sink_);
+  }
+  ~LogCapture() { std::erase(spdlog::default_logger()->sinks(), sink_); }
+  std::string text() {
+    sink_->flush();
+    return out_.str();
+  }
+
+ private:
+  std::ostringstream out_;
+  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
+};
 
 class OtlpStageTest : public ::testing::TestWithParam<Protocol> {
  protected:
@@ -432,6 +467,145 @@ TEST(OtlpStage, UnusablePersistentQueueDirectoryIsAClearError) {
   std::filesystem::remove(file);
 }
 
+// A peer that takes connections and never answers: a socket listening on 127.0.0.1 that
+// nobody accepts from (the kernel completes the handshakes and buffers what is sent).
+class Blackhole {
+ public:
+  Blackhole() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd_, 64) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      ADD_FAILURE() << "cannot listen on 127.0.0.1";
+    port_ = ntohs(a.sin_port);
+  }
+  ~Blackhole() { ::close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// Shutdown keeps to its timeout while a request is in flight to a peer that never answers:
+// the request is cancelled at the deadline (it ran until the attempt's own 60 s timeout, and
+// forever with `timeout: 0`), and what was not delivered is failed and counted.
+TEST_P(OtlpStageTest, ShutdownCancelsARequestInFlightAtItsDeadline) {
+  Blackhole peer;
+  for (const auto timeout : {std::chrono::seconds(60), std::chrono::seconds(0)}) {
+    SCOPED_TRACE("timeout " + std::to_string(timeout.count()) + " s");
+    auto c = exporter_config();
+    c.endpoint =
+        (GetParam() == Protocol::kHttp ? "http://127.0.0.1:" : "127.0.0.1:") + std::to_string(peer.port());
+    c.timeout = timeout;
+    auto s = pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{});
+    s->start();
+    std::atomic<int> settled{0}, failed{0};
+    for (int i = 0; i < 3; ++i) {
+      auto b = from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json);
+      b->delivery = pdata::DeliveryToken::make([&](bool ok) { ++(ok ? settled : failed); });
+      ASSERT_TRUE(s->consume_logs(std::move(b)).accepted());
+    }
+    ASSERT_TRUE(eventually([&] { return metric(*s, "tern_exporter_requests_total") >= 1; }));
+    LogCapture log;
+    const auto started = std::chrono::steady_clock::now();
+    s->shutdown(1s);
+    // The cancelled requests are given up, not announced as retried (no retry will come).
+    EXPECT_EQ(log.text().find("retrying in"), std::string::npos) << log.text();
+    EXPECT_NE(log.text().find("undelivered at shutdown"), std::string::npos) << log.text();
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 10s) << "a liveness bound, not a timing";
+    EXPECT_EQ(failed.load(), 3);
+    EXPECT_EQ(settled.load(), 0);
+    const auto one =
+        from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json)->record_count();
+    EXPECT_EQ(metric(*s, "tern_exporter_items_undelivered_total"), static_cast<double>(3 * one));
+  }
+}
+
+// A merged request the receiver refuses for good (here: more records than it takes, as a
+// server refuses a message over its size limit) is split, and its parts are sent on their
+// own: each queued request was acknowledged to its client on its own. Only a request that
+// is refused alone is dropped. All 156 of 200 records were dropped with the merge.
+TEST_P(OtlpStageTest, MergedRequestRefusedForGoodIsSentInParts) {
+  const auto one = from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json)->record_count();
+  sink_.max_log_records = one;  // a queued request alone passes, any merge of two does not
+  auto c = exporter_config();
+  c.sending_queue.num_consumers = 1;
+  auto s = pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{});
+  std::atomic<int> settled{0}, failed{0};
+  auto token = [&] { return pdata::DeliveryToken::make([&](bool ok) { ++(ok ? settled : failed); }); };
+  for (int i = 0; i < 10; ++i) {  // queued before the consumer runs, so it pops them together
+    auto b = from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json);
+    b->delivery = token();
+    ASSERT_TRUE(s->consume_logs(std::move(b)).accepted());
+    if (i == 4) {  // one request too large on its own: two batches' records in one
+      std::string twice;
+      otlp::encode_logs_proto(*from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json),
+                              twice);
+      twice += twice;
+      auto big = std::make_shared<pdata::LogsData>();
+      ASSERT_FALSE(otlp::decode_logs_proto(big->arena.hold(std::move(twice)), *big));  // views into the arena
+      big->delivery = token();
+      ASSERT_TRUE(s->consume_logs(std::move(big)).accepted());
+    }
+  }
+  s->start();
+  ASSERT_TRUE(eventually([&] { return settled.load() + failed.load() == 11; }));
+  s->shutdown(10s);
+  EXPECT_EQ(sink_.log_records(), 10 * one);
+  EXPECT_EQ(metric(*s, "tern_exporter_items_sent_total"), static_cast<double>(10 * one));
+  EXPECT_EQ(metric(*s, "tern_exporter_items_dropped_total"), static_cast<double>(2 * one));
+  EXPECT_GE(metric(*s, "tern_exporter_merged_request_splits_total"), 1);
+  EXPECT_EQ(settled.load(), 11);  // refused for good is settled too (counted as dropped)
+}
+
+// sending_queue.storage: a request a sender gave up on (retry_on_failure.max_elapsed_time)
+// stays on disk and is sent again while the stage runs: once the receiver takes data again,
+// every record arrives, the queue drains and takes new data, no restart needed. The frame
+// stayed unacknowledged and pinned the queue until it was full.
+TEST_P(OtlpStageTest, PersistentQueueResendsWhatASenderGaveUpOn) {
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("tern-otlp-pq-giveup-" + std::to_string(::getpid()) + (GetParam() == Protocol::kHttp ? "h" : "g"));
+  std::filesystem::remove_all(dir);
+  auto c = exporter_config();
+  c.sending_queue.directory = dir.string();
+  c.timeout = 1s;
+  c.retry_on_failure.initial_interval = 20ms;
+  c.retry_on_failure.max_interval = 50ms;
+  c.retry_on_failure.max_elapsed_time = 300ms;
+  sink_.refuse_next = 1 << 30;  // back-pressure on every request: the senders give up
+  const auto one = from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json)->record_count();
+  {
+    auto s = pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{});
+    s->start();
+    for (int i = 0; i < 5; ++i)
+      ASSERT_TRUE(s->consume_logs(from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json))
+                      .accepted());
+    ASSERT_TRUE(eventually(
+        [&] { return metric(*s, "tern_exporter_items_requeued_total") >= static_cast<double>(5 * one); }));
+    EXPECT_EQ(metric(*s, "tern_exporter_items_undelivered_total"), 0);  // not lost: still queued
+    sink_.refuse_next = 0;                                              // the receiver is back
+    ASSERT_TRUE(eventually([&] {
+      return sink_.log_records() == 5 * one && metric(*s, "tern_exporter_disk_queue_frames") == 0;
+    }));
+    EXPECT_GE(metric(*s, "tern_exporter_disk_queue_redelivered_frames_total"), 5);
+    // The queue takes and delivers new data.
+    ASSERT_TRUE(s->consume_logs(from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json))
+                    .accepted());
+    ASSERT_TRUE(eventually([&] { return sink_.log_records() == 6 * one; }));
+    s->shutdown(10s);
+  }
+  {
+    auto s = pipeline::make_otlp_stage("otlp", c, pipeline::BatchSettings{});
+    EXPECT_EQ(metric(*s, "tern_exporter_disk_queue_frames"), 0) << "all acknowledged on disk";
+  }
+  std::filesystem::remove_all(dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(Protocols, OtlpStageTest, ::testing::Values(Protocol::kGrpc, Protocol::kHttp),
                          [](const auto& info) { return info.param == Protocol::kHttp ? "Http" : "Grpc"; });
 
@@ -440,6 +614,79 @@ TEST(OtlpStage, BadEndpointIsAClearError) {
   c.protocol = Protocol::kHttp;
   c.endpoint = "http://127.0.0.1:notaport";
   EXPECT_THROW(pipeline::make_otlp_stage("otlphttp", c, {}), std::invalid_argument);
+}
+
+config::OtlpExporterConfig http_config(const test::RecordingHttpServer& server) {
+  config::OtlpExporterConfig c;
+  c.protocol = Protocol::kHttp;
+  c.endpoint = "http://" + server.endpoint();
+  c.compression = config::Compression::kNone;
+  c.timeout = 10s;
+  return c;
+}
+
+// A Retry-After beyond any sense waits (a day at most) instead of overflowing the deadline
+// arithmetic into a retry loop; shutdown still ends the wait at its timeout.
+TEST(OtlpStageHttp, HugeRetryAfterWaitsAndShutdownEndsTheWait) {
+  test::RecordingHttpServer server;
+  server.set_default({503, "", {{"Retry-After", "99999999999999999"}}});
+  auto s = pipeline::make_otlp_stage("otlphttp", http_config(server), pipeline::BatchSettings{});
+  s->start();
+  ASSERT_TRUE(
+      s->consume_logs(from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json)).accepted());
+  ASSERT_TRUE(eventually([&] { return metric(*s, "tern_exporter_request_errors_total") >= 1; }));
+  std::this_thread::sleep_for(300ms);  // a retry loop sends thousands of requests in this time
+  EXPECT_EQ(server.store().size(), 1u);
+  const auto started = std::chrono::steady_clock::now();
+  s->shutdown(500ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 10s) << "liveness bound";
+  EXPECT_EQ(server.store().size(), 1u);
+  EXPECT_GE(metric(*s, "tern_exporter_items_undelivered_total"), 1);
+}
+
+// A partial success that rejects nothing but carries a message is the receiver's warning:
+// logged (rate-limited), not ignored.
+TEST(OtlpStageHttp, PartialSuccessWarningIsLogged) {
+  test::RecordingHttpServer server;
+  const std::string ps = std::string("\x08\x00\x12\x09", 4) + "heads up!";
+  server.set_default({200, std::string("\x0a") + static_cast<char>(ps.size()) + ps, {}});
+  LogCapture log;
+  auto s = pipeline::make_otlp_stage("otlphttp", http_config(server), pipeline::BatchSettings{});
+  s->start();
+  ASSERT_TRUE(
+      s->consume_logs(from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json)).accepted());
+  ASSERT_TRUE(eventually([&] { return metric(*s, "tern_exporter_items_sent_total") >= 1; }));
+  s->shutdown(5s);
+  EXPECT_NE(log.text().find("heads up!"), std::string::npos) << log.text();
+  EXPECT_EQ(metric(*s, "tern_exporter_items_rejected_total"), 0);
+}
+
+// The Collector's otlphttp keys: `logs_endpoint` (a full URL used as it is) and
+// `encoding: json` (OTLP/JSON bodies; the queue still merges protobuf).
+TEST(OtlpStageHttp, SignalEndpointAndJsonEncoding) {
+  test::RecordingHttpServer server;
+  auto c = http_config(server);
+  c.endpoint = "http://127.0.0.1:1";  // not used for logs
+  c.logs_endpoint = "http://" + server.endpoint() + "/custom/logs/path";
+  c.encoding = config::OtlpExporterConfig::Encoding::kJson;
+  c.sending_queue.num_consumers = 1;
+  auto s = pipeline::make_otlp_stage("otlphttp", c, pipeline::BatchSettings{});
+  for (int i = 0; i < 3; ++i)  // queued before the consumer runs: merged, then transcoded
+    ASSERT_TRUE(s->consume_logs(from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json))
+                    .accepted());
+  s->start();
+  const auto one = from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json)->record_count();
+  ASSERT_TRUE(eventually([&] { return metric(*s, "tern_exporter_items_sent_total") == 3.0 * one; }));
+  s->shutdown(5s);
+  std::size_t records = 0;
+  for (const auto& r : server.store().requests()) {
+    EXPECT_EQ(r.path, "/custom/logs/path");
+    EXPECT_EQ(r.headers.at("content-type"), "application/json");
+    pdata::LogsData d;
+    EXPECT_FALSE(otlp::decode_logs_json(r.body, d, otlp::DecodeOptions{}));
+    records += d.record_count();
+  }
+  EXPECT_EQ(records, 3 * one);
 }
 
 }  // namespace
