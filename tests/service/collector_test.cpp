@@ -1,9 +1,12 @@
 // The collector end to end inside one process: OTLP/HTTP in, processors, memory queue
 // (early and late encoding), Elasticsearch exporter, `tern sink` (in-process server) out.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <simdjson.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -861,6 +864,49 @@ service:
   }
   EXPECT_EQ(bodies.size(), 50u);
   fs::remove_all(dir);
+}
+
+// service.shutdown_timeout holds with otlp / otlphttp exporters whose requests a peer never
+// answers, even with `timeout: 0`: at the deadline the requests in flight are cancelled. A
+// blackhole gateway held shutdown 19 s (gRPC) and 29 s (timeout 30s), or for ever (0s).
+TEST_F(CollectorTest, OtlpExportersShutdownKeepsToItsTimeoutAgainstAPeerThatNeverAnswers) {
+  // A socket listening on 127.0.0.1 that nobody accepts from: connections complete in the
+  // kernel, requests are buffered, nothing is ever answered.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), len), 0);
+  ASSERT_EQ(::listen(fd, 64), 0);
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  const std::string port = std::to_string(ntohs(a.sin_port));
+  start_collector(R"(
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:0
+exporters:
+  otlp:
+    endpoint: 127.0.0.1:)" +
+                  port + R"(
+    tls: {insecure: true}
+    timeout: 0s
+  otlphttp:
+    endpoint: http://127.0.0.1:)" +
+                  port + R"(
+    timeout: 0s
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [otlp, otlphttp]}
+)");
+  for (int b = 0; b < 3; ++b) ASSERT_EQ(post("/v1/logs", logs_json(5, b), "application/json").status, 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the senders are in flight
+  const auto t0 = std::chrono::steady_clock::now();
+  collector_->shutdown(std::chrono::seconds(1));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << "a liveness bound";
+  ::close(fd);
 }
 
 // resourcedetection: the env and system detectors' attributes on every document's resource;
