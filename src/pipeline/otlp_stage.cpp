@@ -106,9 +106,11 @@ class OtlpStage final : public ExporterStage {
     }
     // Bad endpoints and TLS files surface here, at build time, not in a consumer thread.
     // OTLP/HTTP: each signal's URL (its own, or the endpoint's).
+    // A signal without any URL is refused when it comes (enqueue), not here: the pipelines
+    // may never send it.
     for (const auto s : {pdata::Signal::Logs, pdata::Signal::Traces, pdata::Signal::Metrics})
-      if (s == pdata::Signal::Logs ||
-          (http_ && (!options_.endpoint.empty() || !signal_url_[static_cast<std::size_t>(s)].empty())))
+      if (http_ ? !options_.endpoint.empty() || !signal_url_[static_cast<std::size_t>(s)].empty()
+                : s == pdata::Signal::Logs)
         (void)make_client(s);
     if (!c.sending_queue.directory.empty()) {
       queue::DiskQueueOptions o;

@@ -689,4 +689,23 @@ TEST(OtlpStageHttp, SignalEndpointAndJsonEncoding) {
   EXPECT_EQ(records, 3 * one);
 }
 
+// Only logs_endpoint set (no endpoint): the stage is built, and traces that come anyway are
+// refused with a clear error, not sent nowhere nor a crash of a sender thread.
+TEST(OtlpStageHttp, ASignalWithoutAUrlIsRefused) {
+  test::RecordingHttpServer server;
+  auto c = http_config(server);
+  c.endpoint.clear();
+  c.logs_endpoint = "http://" + server.endpoint() + "/v1/logs";
+  auto s = pipeline::make_otlp_stage("otlphttp", c, pipeline::BatchSettings{});
+  s->start();
+  const auto r =
+      s->consume_traces(from_json<pdata::TracesData>(otlp::fixtures::kTraces, otlp::decode_traces_json));
+  EXPECT_EQ(r.code, pipeline::ConsumeCode::kInvalid);
+  EXPECT_NE(r.message.find("traces_endpoint"), std::string::npos) << r.message;
+  ASSERT_TRUE(
+      s->consume_logs(from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json)).accepted());
+  ASSERT_TRUE(eventually([&] { return server.store().size() == 1; }));
+  s->shutdown(5s);
+}
+
 }  // namespace

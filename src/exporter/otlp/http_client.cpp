@@ -267,6 +267,7 @@ class HttpClient final : public OtlpClient {
     // then ends with operation_aborted). Posted while no run_io() runs, the handler waits
     // for the next one, and export_request sees cancelled_ before that anyway.
     asio::post(ioc_, [this] {
+      resolver_.cancel();
       if (plain_ || secure_) {
         beast::error_code ec;
         lowest().socket().close(ec);
@@ -309,10 +310,16 @@ class HttpClient final : public OtlpClient {
 
   beast::error_code connect() {
     beast::error_code result;
-    tcp::resolver resolver(ioc_);
+    // Asynchronous, as the rest: cancel() can end a name lookup that hangs too.
+    tcp::resolver::results_type results;
+    resolver_.async_resolve(endpoint_.host, endpoint_.port,
+                            [&](beast::error_code e, tcp::resolver::results_type r) {
+                              result = e;
+                              results = std::move(r);
+                            });
+    run_io();
+    if (result) return result;
     beast::error_code ec;
-    auto results = resolver.resolve(endpoint_.host, endpoint_.port, ec);
-    if (ec) return ec;
     if (tls_) {
       secure_.emplace(ioc_, *tls_);
       net::prepare_client_stream(*secure_, endpoint_.host, tls_options_);
@@ -383,6 +390,7 @@ class HttpClient final : public OtlpClient {
   OtlpClientOptions options_;
   ParsedEndpoint endpoint_;
   asio::io_context ioc_{1};
+  tcp::resolver resolver_{ioc_};
   net::TlsClientOptions tls_options_;      // https: what tls_ was made from
   std::optional<asio::ssl::context> tls_;  // https: built once, shared by reconnections
   std::optional<beast::tcp_stream> plain_;
