@@ -11,8 +11,6 @@
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
-#include <zstd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -23,6 +21,7 @@
 #include <thread>
 
 #include "compression/gzip.h"
+#include "compression/zstd.h"
 #include "exporter/otlp/otlp_client.h"
 #include "net/stream_timeout.h"
 #include "net/string_body.h"
@@ -163,17 +162,8 @@ class HttpClient final : public OtlpClient {
       gzip_.compress(body, gz_);
       payload = gz_;
     } else if (options_.zstd) {
-      if (!zstd_) zstd_.reset(ZSTD_createCCtx());
-      gz_.resize(ZSTD_compressBound(body.size()));
-      const std::size_t n = ZSTD_compressCCtx(zstd_.get(), gz_.data(), gz_.size(), body.data(), body.size(),
-                                              ZSTD_CLEVEL_DEFAULT);
-      if (ZSTD_isError(n)) {  // only on a bug (the bound is enough): no request at all
-        st.ok = false;
-        st.code = -1;
-        st.message = std::string("zstd: ") + ZSTD_getErrorName(n);
-        return st;
-      }
-      gz_.resize(n);
+      if (!zstd_) zstd_ = std::make_unique<compression::ZstdCompressor>();
+      zstd_->compress(body, gz_);
       payload = gz_;
     }
     req_.body() = http::span_body<const char>::value_type(payload.data(), payload.size());
@@ -398,10 +388,7 @@ class HttpClient final : public OtlpClient {
   beast::flat_buffer buffer_;
   http::request<http::span_body<const char>> req_;
   compression::GzipCompressor gzip_;
-  struct FreeZstd {
-    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
-  };
-  std::unique_ptr<ZSTD_CCtx, FreeZstd> zstd_;  // made at the first zstd request
+  std::unique_ptr<compression::ZstdCompressor> zstd_;  // made at the first zstd request
   std::string gz_;
   bool connected_ = false;
   std::uint64_t requests_on_connection_ = 0;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "compression/gzip.h"
+#include "compression/zstd.h"
 #include "text/ascii.h"
 
 namespace tern::receiver::otlp {
@@ -63,6 +64,7 @@ std::string retry_after_seconds(std::chrono::milliseconds after) {
 }
 
 thread_local compression::GzipDecompressor t_gunzip;  // reusable, one per io thread
+thread_local compression::ZstdDecompressor t_unzstd;
 
 }  // namespace
 
@@ -165,23 +167,29 @@ net::HttpResponse OtlpHttpHandler::handle(net::HttpRequest& req) {
     OtlpReceiverCounters::add(counters.bytes_received, req.body.size());
 
     auto content_encoding = trim(req.header("Content-Encoding"));
-    if (tern::text::ascii_iequals(content_encoding, "gzip") ||
-        tern::text::ascii_iequals(content_encoding, "x-gzip")) {
+    const bool gzip = tern::text::ascii_iequals(content_encoding, "gzip") ||
+                      tern::text::ascii_iequals(content_encoding, "x-gzip");
+    // zstd: what the Collector's otlphttp exporter sends with `compression: zstd`.
+    const bool zstd = !gzip && tern::text::ascii_iequals(content_encoding, "zstd");
+    if (gzip || zstd) {
       std::string plain, error;
-      if (!t_gunzip.decompress(req.body, plain, max_body_, &error)) {
+      const bool ok = gzip ? t_gunzip.decompress(req.body, plain, max_body_, &error)
+                           : t_unzstd.decompress(req.body, plain, max_body_, &error);
+      if (!ok) {
         core_.count_bad_request(*signal);
-        // GzipDecompressor reports the size cap as "decompressed body exceeds N bytes".
+        const char* what = gzip ? "gzip: " : "zstd: ";
+        // Both decompressors report the size cap as "decompressed body exceeds N bytes".
         if (error.find("exceeds") != std::string::npos)
-          return error_response(413, rpc_code::kInvalidArgument,
-                                "gzip: " + error + " (max_request_body_size)", wire);
-        return error_response(400, rpc_code::kInvalidArgument, "gzip: " + error, wire);
+          return error_response(413, rpc_code::kInvalidArgument, what + error + " (max_request_body_size)",
+                                wire);
+        return error_response(400, rpc_code::kInvalidArgument, what + error, wire);
       }
       req.body = std::move(plain);
     } else if (!content_encoding.empty() && !tern::text::ascii_iequals(content_encoding, "identity")) {
       core_.count_bad_request(*signal);
-      return error_response(415, rpc_code::kInvalidArgument,
-                            "unsupported Content-Encoding '" + std::string(content_encoding) + "', use gzip",
-                            wire);
+      return error_response(
+          415, rpc_code::kInvalidArgument,
+          "unsupported Content-Encoding '" + std::string(content_encoding) + "', use gzip or zstd", wire);
     }
 
     ExportOutcome out = core_.export_request(*signal, wire->encoding, std::move(req.body));

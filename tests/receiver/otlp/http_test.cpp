@@ -10,6 +10,7 @@
 #include "net/beast_http.h"  // <boost/beast/http.hpp>, see there
 
 #include "compression/gzip.h"
+#include "compression/zstd.h"
 #include "otlp/json_codec.h"
 #include "otlp/proto_codec.h"
 #include "receiver/otlp/export_core.h"
@@ -250,6 +251,28 @@ TEST_F(OtlpHttpTest, GzipBodies) {
   expect_logs_content(*consumer_.logs[0]);
   expect_logs_content(*consumer_.logs[1]);
   EXPECT_EQ(receiver_->stats().bytes_received, zproto.size() + zjson.size());
+}
+
+// zstd, as the Collector's otlphttp exporter sends it with `compression: zstd`: decoded,
+// bounded by max_request_body_size like gzip, corrupt data a 400.
+TEST_F(OtlpHttpTest, ZstdBodies) {
+  compression::ZstdCompressor zc;
+  std::string zproto, zjson, bomb;
+  zc.compress(logs_proto(), zproto);
+  zc.compress(logs_json(), zjson);
+  EXPECT_EQ(post("/v1/logs", zproto, kProto, {{"Content-Encoding", "zstd"}}).status, 200);
+  EXPECT_EQ(post("/v1/logs", zjson, kJson, {{"Content-Encoding", "ZSTD"}}).status, 200);
+  ASSERT_EQ(consumer_.logs.size(), 2u);
+  expect_logs_content(*consumer_.logs[0]);
+  expect_logs_content(*consumer_.logs[1]);
+  zc.compress(std::string(1024 * 1024, '\0'), bomb);  // over the 256 KiB limit once decoded
+  auto r = post("/v1/logs", bomb, kJson, {{"Content-Encoding", "zstd"}});
+  EXPECT_EQ(r.status, 413);
+  r = post("/v1/logs", std::string("\x28\xb5\x2f\xfdgarbage", 11), kProto, {{"Content-Encoding", "zstd"}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(status_of(r.body).first, 3u);
+  EXPECT_NE(status_of(r.body).second.find("zstd: "), std::string::npos) << status_of(r.body).second;
+  EXPECT_EQ(consumer_.logs.size(), 2u);
 }
 
 TEST_F(OtlpHttpTest, BadProtoIs400WithDecoderMessage) {
