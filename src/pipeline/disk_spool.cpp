@@ -53,11 +53,12 @@ void encode_frame(pdata::Signal signal, const void* batch, std::string& out) {
 
 // `request` is set to the frame's request bytes, alive as long as the batch.
 template <class Data, class Decode>
-std::shared_ptr<Data> decode_frame(std::string&& payload, Decode decode,
+std::shared_ptr<Data> decode_frame(const std::shared_ptr<const std::string>& payload, Decode decode,
                                    std::optional<otlp::DecodeError>& error, std::string_view& request) {
   auto data = std::make_shared<Data>();
   // The batch's strings are views into the frame: the arena keeps the bytes alive.
-  request = data->arena.hold(std::move(payload)).substr(1);
+  data->arena.hold(payload, payload->capacity());
+  request = std::string_view(*payload).substr(1);
   error = decode(request, *data, otlp::DecodeOptions{});
   return data;
 }
@@ -219,16 +220,16 @@ void DiskSpool::reader_loop() {
       continue;
     }
     if (!disk_->read(frame, std::chrono::milliseconds(100))) continue;
-    hand_over(frame.seq, std::move(frame.payload), 0);
+    hand_over(frame.seq, std::make_shared<const std::string>(std::move(frame.payload)), 0);
   }
 }
 
-void DiskSpool::hand_over(std::uint64_t seq, std::string payload, unsigned attempt) {
+void DiskSpool::hand_over(std::uint64_t seq, std::shared_ptr<const std::string> payload, unsigned attempt) {
   queue::Entry e;
-  // The frame's bytes, kept for a redelivery: the decoded batch below holds views into the
-  // payload, and what the senders' entry holds is the exporter's encoding of it.
-  auto copy = std::make_shared<std::string>(payload);
-  e.delivery = pdata::DeliveryToken::make([this, seq, copy, attempt](bool delivered) {
+  // The token keeps the frame's bytes for a redelivery (shared with the decoded batch, which
+  // holds views into them: no copy; what the senders' entry holds is the exporter's
+  // encoding of it).
+  e.delivery = pdata::DeliveryToken::make([this, seq, payload, attempt](bool delivered) {
     if (delivered) {
       disk_->ack(seq);
       return;
@@ -239,26 +240,26 @@ void DiskSpool::hand_over(std::uint64_t seq, std::string payload, unsigned attem
     }
     const auto delay = std::chrono::seconds(std::min(30u, 1u << std::min(attempt, 5u)));
     std::lock_guard l(redeliver_mu_);
-    redeliver_.push_back({seq, std::move(*copy), attempt + 1, std::chrono::steady_clock::now() + delay});
+    redeliver_.push_back({seq, payload, attempt + 1, std::chrono::steady_clock::now() + delay});
   });
-  const auto signal = payload.empty() ? pdata::Signal::Logs : static_cast<pdata::Signal>(payload[0]);
+  const auto signal = payload->empty() ? pdata::Signal::Logs : static_cast<pdata::Signal>((*payload)[0]);
   std::optional<otlp::DecodeError> error;
   std::shared_ptr<const void> batch;
   std::string_view request;
   std::uint64_t events = 0;
-  if (payload.empty() || static_cast<unsigned char>(payload[0]) > 2) {
+  if (payload->empty() || static_cast<unsigned char>((*payload)[0]) > 2) {
     error = otlp::DecodeError{};
     error->message = "unknown signal tag";
   } else if (signal == pdata::Signal::Logs) {
-    auto d = decode_frame<pdata::LogsData>(std::move(payload), otlp::decode_logs_proto, error, request);
+    auto d = decode_frame<pdata::LogsData>(payload, otlp::decode_logs_proto, error, request);
     events = d->record_count();
     batch = std::move(d);
   } else if (signal == pdata::Signal::Traces) {
-    auto d = decode_frame<pdata::TracesData>(std::move(payload), otlp::decode_traces_proto, error, request);
+    auto d = decode_frame<pdata::TracesData>(payload, otlp::decode_traces_proto, error, request);
     events = d->span_count();
     batch = std::move(d);
   } else {
-    auto d = decode_frame<pdata::MetricsData>(std::move(payload), otlp::decode_metrics_proto, error, request);
+    auto d = decode_frame<pdata::MetricsData>(payload, otlp::decode_metrics_proto, error, request);
     events = d->data_point_count();
     batch = std::move(d);
   }

@@ -62,11 +62,11 @@ class DiskSpool {
   void reader_loop();
   // Decodes a frame's payload, encodes it and hands it to the senders' queue, with a token
   // that acknowledges it, or queues it for redelivery (`attempt` + 1), when settled.
-  void hand_over(std::uint64_t seq, std::string payload, unsigned attempt);
+  void hand_over(std::uint64_t seq, std::shared_ptr<const std::string> payload, unsigned attempt);
 
   struct Redelivery {
     std::uint64_t seq;
-    std::string payload;
+    std::shared_ptr<const std::string> payload;
     unsigned attempt;  // 1 for the first redelivery
     std::chrono::steady_clock::time_point due;
   };
