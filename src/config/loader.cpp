@@ -47,6 +47,21 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 // " (did you mean "x"?)" for the closest candidate within a small edit distance.
+// Where `path` (keys from `root`) is in the file, or its deepest written ancestor: a value
+// that came through a merge key (`<<: *anchor`) is not a child of the node the config names,
+// and yaml-cpp throws for the Mark() of a node that does not exist.
+YAML::Mark mark_of(const YAML::Node& root, std::initializer_list<std::string_view> path) {
+  YAML::Node node;
+  node.reset(root);  // reset() rebinds; operator= would assign into the config's own tree
+  for (const auto key : path) {
+    if (!node.IsMap()) break;
+    const YAML::Node child = std::as_const(node)[std::string(key)];  // const: creates nothing
+    if (!child.IsDefined()) break;
+    node.reset(child);
+  }
+  return node.Mark();
+}
+
 std::string suggest(std::string_view word, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_d = 3;
@@ -1920,14 +1935,14 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
     auto* f = std::get_if<FilelogReceiverConfig>(&rc.settings);
     if (!f || f->storage.empty()) continue;
     if (const auto* fs = file_storage(f->storage, "receivers." + rc.id.str() + ".storage",
-                                      root["receivers"][rc.id.str()]["storage"].Mark())) {
+                                      mark_of(root, {"receivers", rc.id.str(), "storage"}))) {
       f->storage = fs->directory;
     } else if (f->storage == "file_storage" || f->storage.starts_with("file_storage/")) {
       // An extension's id that is not defined: not a relative directory of that name.
       std::vector<std::string> names;
       for (const auto& ext : cfg.extensions)
         if (std::holds_alternative<FileStorageExtensionConfig>(ext.settings)) names.push_back(ext.id.str());
-      ctx.error(root["receivers"][rc.id.str()]["storage"].Mark(),
+      ctx.error(mark_of(root, {"receivers", rc.id.str(), "storage"}),
                 fmt::format("receivers.{}.storage: \"{}\" is not a file_storage extension defined in "
                             "extensions{}",
                             rc.id.str(), f->storage, suggest(f->storage, names)));
@@ -1947,7 +1962,7 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
           (std::filesystem::path(f->storage) / ("filelog-" + file + ".json")).lexically_normal().string();
       auto [it, inserted] = owner.emplace(path, rc.id.str());
       if (!inserted)
-        ctx.error(root["receivers"][rc.id.str()].Mark(),
+        ctx.error(mark_of(root, {"receivers", rc.id.str()}),
                   fmt::format("receivers.{}: its checkpoint file {} is also that of receivers.{} (ids that "
                               "differ only by '/' and '_'); rename one of them",
                               rc.id.str(), path, it->second));
@@ -1967,8 +1982,9 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
       directory = &otlp->sending_queue.directory;
     }
     if (!storage || storage->empty()) continue;
-    if (const auto* fs = file_storage(*storage, "exporters." + ec.id.str() + ".sending_queue.storage",
-                                      root["exporters"][ec.id.str()]["sending_queue"]["storage"].Mark())) {
+    if (const auto* fs =
+            file_storage(*storage, "exporters." + ec.id.str() + ".sending_queue.storage",
+                         mark_of(root, {"exporters", ec.id.str(), "sending_queue", "storage"}))) {
       std::string leaf = "exporter_" + ec.id.type + (ec.id.name.empty() ? "" : "_" + ec.id.name);
       for (char& ch : leaf)
         if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.') ch = '_';
@@ -1979,7 +1995,7 @@ void decode_config(Ctx& ctx, const YAML::Node& root, Config& cfg) {
     for (const auto& ext : cfg.extensions)
       if (std::holds_alternative<FileStorageExtensionConfig>(ext.settings)) names.push_back(ext.id.str());
     ctx.error(
-        root["exporters"][ec.id.str()]["sending_queue"]["storage"].Mark(),
+        mark_of(root, {"exporters", ec.id.str(), "sending_queue", "storage"}),
         fmt::format("exporters.{}.sending_queue.storage: \"{}\" is not a file_storage extension defined "
                     "in extensions{}",
                     ec.id.str(), *storage, suggest(*storage, names)));

@@ -1731,6 +1731,51 @@ service:
             "/var/lib/tern/queue/exporter_otlp");
 }
 
+// `storage` inherited through a merge key (`<<: *anchor`) is not a child of the component's
+// node in the YAML tree: the load must not fail looking for its position (it threw
+// yaml-cpp's InvalidNode, "invalid node; first invalid key: storage").
+TEST(Loader, StorageThroughAMergeKey) {
+  auto r = load(R"(
+receivers:
+  filelog/a: &fl {include: [/var/log/a.log], storage: file_storage}
+  filelog/b: {<<: *fl}
+extensions:
+  file_storage: {directory: /var/lib/tern/state}
+exporters:
+  otlp/a: {endpoint: "gateway:4317", sending_queue: &q {storage: file_storage}}
+  otlp/b:
+    endpoint: gateway:4317
+    sending_queue: {<<: *q}
+service:
+  extensions: [file_storage]
+  pipelines:
+    logs: {receivers: [filelog/a, filelog/b], exporters: [otlp/a, otlp/b]}
+)");
+  EXPECT_THAT(errors(r), IsEmpty());
+  EXPECT_THAT(messages(r), IsEmpty());
+  EXPECT_EQ(settings<FilelogReceiverConfig>(r.config.receivers, "filelog/b").storage, "/var/lib/tern/state");
+  EXPECT_EQ(settings<OtlpExporterConfig>(r.config.exporters, "otlp/b").sending_queue.directory,
+            "/var/lib/tern/state/exporter_otlp_b");
+  // Not listed in service.extensions: each warning points at what the file has (the
+  // inheriting component's node when the key came through the merge).
+  auto unlisted = load(R"(
+receivers:
+  filelog/a: &fl {include: [/var/log/a.log], storage: file_storage}
+  filelog/b: {<<: *fl}
+extensions:
+  file_storage: {directory: /var/lib/tern/state}
+exporters:
+  otlp: {endpoint: "gateway:4317"}
+service:
+  pipelines:
+    logs: {receivers: [filelog/a, filelog/b], exporters: [otlp]}
+)");
+  EXPECT_THAT(errors(unlisted), IsEmpty());
+  EXPECT_THAT(messages(unlisted),
+              ElementsAre(HasSubstr("t.yaml:2:55: warning: receivers.filelog/a.storage"),
+                          HasSubstr("t.yaml:3:14: warning: receivers.filelog/b.storage")));
+}
+
 // filelog operators: the Collector's stanza operators Tern runs, read and checked.
 TEST(Loader, FilelogOperators) {
   auto r = load(R"(
