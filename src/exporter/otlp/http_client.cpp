@@ -309,6 +309,7 @@ class HttpClient final : public OtlpClient {
                             });
     run_io();
     if (result) return result;
+    if (cancelled_.load()) return asio::error::operation_aborted;  // see round_trip()
     beast::error_code ec;
     if (tls_) {
       secure_.emplace(ioc_, *tls_);
@@ -321,6 +322,7 @@ class HttpClient final : public OtlpClient {
     low.async_connect(results, [&](beast::error_code e, const tcp::endpoint&) { result = e; });
     run_io();
     if (result) return result;
+    if (cancelled_.load()) return asio::error::operation_aborted;
     low.socket().set_option(tcp::no_delay(true), ec);
     if (secure_) {
       net::arm_timeout(low, options_.timeout);
@@ -349,6 +351,10 @@ class HttpClient final : public OtlpClient {
   }
 
   beast::error_code round_trip(http::response<net::AppendStringBody>& res) {
+    // cancel()'s handler closes the socket there is when it runs; one that ran between two
+    // steps (the name lookup done, no socket yet) closed nothing, so each step looks at the
+    // flag too. Every attempt (a retry, a redirect, a stale-connection resend) comes here.
+    if (cancelled_.load()) return asio::error::operation_aborted;
     if (!connected_) {
       if (beast::error_code ec = connect()) return ec;
       connected_ = true;
