@@ -1659,9 +1659,13 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
          {std::pair{"ca_file", &c.tls.ca_file}, std::pair{"cert_file", &c.tls.cert_file},
           std::pair{"key_file", &c.tls.key_file}}) {
       if (file->empty()) continue;
-      std::ifstream in(*file);
-      if (in) continue;
-      const int err = errno;
+      // A directory opens as an ifstream on Linux; reading it is what fails at start.
+      std::error_code dir_ec;
+      const bool is_dir = std::filesystem::is_directory(*file, dir_ec);
+      std::ifstream in;
+      if (!is_dir) in.open(*file);
+      if (!is_dir && in) continue;
+      const int err = is_dir ? EISDIR : errno;
       const YAML::Mark m = t.IsMap() && t[key] ? t[key].Mark() : r.mark("tls");
       ctx.error(m, fmt::format("{}.{}: cannot read \"{}\": {}", r.sub_path("tls"), key, *file,
                                std::error_code(err, std::generic_category()).message()));

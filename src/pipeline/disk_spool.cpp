@@ -183,6 +183,14 @@ void DiskSpool::stop() {
   stop_.store(true);
   if (reader_.joinable()) reader_.join();
   disk_->close();  // stopped: nothing more comes in (the queue's files are final at its destruction)
+  {
+    // Frames waiting for a redelivery stay on disk for the next start, as the unsettled do.
+    std::lock_guard l(redeliver_mu_);
+    unsettled_.fetch_add(redeliver_.size(), std::memory_order_relaxed);
+    redeliver_.clear();
+  }
+  if (const auto n = unsettled_.load())
+    spdlog::info("exporter {}: {} batches not delivered stay in the disk queue for the next start", id_, n);
   // What the rate limits held back since their last line (counted in the metrics already).
   if (const auto n = write_error_log_.take_suppressed())
     spdlog::error("exporter {}: {} more disk queue write failures since the last report", id_, n);

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 
@@ -1417,6 +1418,23 @@ service:
           // (otlphttp/plain: an http:// URL never reads its TLS files, as at run time.)
           "t.yaml:10:58: error: exporters.otlphttp/v6.logs_endpoint: port \"0\" is not a number 1-65535, "
           "got \"http://127.0.0.1:0/v1/logs\""));
+}
+
+// A directory given as a TLS file opens as an ifstream on Linux but cannot be read: an error
+// for `tern validate` as it is at start.
+TEST(Problems, OtlpExporterTlsFileThatIsADirectory) {
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  auto r = load(R"(
+receivers: {otlp: {protocols: {http: }}}
+exporters:
+  otlphttp: {endpoint: "https://127.0.0.1:4318", tls: {ca_file: )" +
+                dir + R"(}}
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [otlphttp]}
+)");
+  EXPECT_THAT(messages(r), ElementsAre(HasSubstr("error: exporters.otlphttp.tls.ca_file: cannot read \"" +
+                                                 dir + "\": Is a directory")));
 }
 
 // The Collector's otlphttp keys for a URL per signal and the body's encoding.

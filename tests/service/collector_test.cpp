@@ -902,7 +902,19 @@ service:
     logs: {receivers: [otlp], exporters: [otlp, otlphttp]}
 )");
   for (int b = 0; b < 3; ++b) ASSERT_EQ(post("/v1/logs", logs_json(5, b), "application/json").status, 200);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the senders are in flight
+  // Both senders have a request in flight (counted when it is sent): what the shutdown
+  // has to cancel.
+  HttpClient metrics(collector_->metrics_port());
+  const auto requests = [&](const std::string& exporter) {
+    const std::string key = "tern_exporter_requests_total{exporter=\"" + exporter + "\"} ";
+    const std::string body = metrics.call("GET", "/metrics").body;
+    const auto at = body.find(key);
+    return at == std::string::npos ? 0.0 : std::stod(body.substr(at + key.size()));
+  };
+  for (int i = 0; i < 500 && (requests("otlp") < 1 || requests("otlphttp") < 1); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_GE(requests("otlp"), 1);
+  ASSERT_GE(requests("otlphttp"), 1);
   const auto t0 = std::chrono::steady_clock::now();
   collector_->shutdown(std::chrono::seconds(1));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << "a liveness bound";
