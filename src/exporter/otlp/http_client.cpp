@@ -238,7 +238,12 @@ class HttpClient final : public OtlpClient {
       if (retryable && retries_left-- > 0) {
         std::chrono::milliseconds wait = st.retry_after.count() > 0 ? st.retry_after : backoff;
         backoff = std::min(backoff * 2, options_.max_retry_wait);
-        std::this_thread::sleep_for(std::min(wait, options_.max_retry_wait));
+        if (!sleep_unless_cancelled(std::min(wait, options_.max_retry_wait))) {
+          st.ok = false;
+          st.code = -1;
+          st.message = "POST " + url(path) + ": cancelled (shutting down)";
+          return st;
+        }
         continue;
       }
       st.ok = false;
@@ -284,6 +289,20 @@ class HttpClient final : public OtlpClient {
     const bool default_port = endpoint_.port == (endpoint_.tls ? "443" : "80");
     if (authority == with_port || (default_port && authority == without_port)) return std::string(target);
     return {};
+  }
+
+  // A retry's back-off: false (cut short) once cancel() was called, so that a shutdown's
+  // cancel does not wait out a Retry-After. Polled in short slices: cancel() stays a store
+  // and a post, and a back-off is rare.
+  bool sleep_unless_cancelled(std::chrono::milliseconds wait) const {
+    const auto until = std::chrono::steady_clock::now() + wait;
+    while (!cancelled_.load()) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= until) return true;
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(10)));
+    }
+    return false;
   }
 
   // Runs the io_context until the one pending operation completed.

@@ -331,6 +331,32 @@ TEST(OtlpClients, CancelEndsARequestInFlight) {
   ::close(fd);
 }
 
+// cancel() also ends a retry's back-off: a shutdown does not wait out a Retry-After.
+TEST(OtlpHttpClient, CancelEndsARetryBackOff) {
+  test::RecordingHttpServer server;
+  server.script({{503, "", {{"Retry-After", "30"}}}});
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  o.max_retries = 1;
+  o.max_retry_wait = std::chrono::seconds(30);
+  auto client = make_otlp_client(o);
+  ExportStatus st;
+  std::thread t([&] { st = client->export_request(pdata::Signal::Logs, logs_request(1)); });
+  for (int i = 0; i < 1000 && server.store().size() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(server.store().size(), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // most likely backing off by now
+  const auto started = std::chrono::steady_clock::now();
+  client->cancel();
+  t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10)) << "liveness bound";
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.code, -1);
+  EXPECT_EQ(st.attempts, 1) << st.message;
+  EXPECT_EQ(server.store().size(), 1u);  // not sent again
+}
+
 TEST(OtlpGrpcClient, SendsToTheServiceMethodWithMetadata) {
   test::RecordingGrpcServer server;
   OtlpClientOptions o;
