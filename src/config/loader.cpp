@@ -1586,36 +1586,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c)
   // What `tern run` refuses when it builds the exporter's clients is an error here too, at
   // its place in the file: `tern validate` said "valid" for a config that could not start.
   auto check_url = [&](std::string_view key, const std::string& url) {
-    const std::size_t scheme = url.starts_with("https://") ? 8 : url.starts_with("http://") ? 7 : 0;
-    std::string why;
-    if (scheme == 0 || url.size() == scheme) {
-      why = "expected a URL (e.g. \"http://127.0.0.1:4318\")";
-    } else {
-      std::string_view authority = std::string_view(url).substr(scheme);
-      authority = authority.substr(0, authority.find_first_of("/?#"));
-      std::string_view host = authority, port;
-      if (authority.starts_with('[')) {
-        const auto close = authority.find(']');
-        if (close == std::string_view::npos) {
-          why = "an IPv6 address without its closing ']'";
-        } else {
-          host = authority.substr(1, close - 1);
-          if (close + 1 < authority.size()) {
-            if (authority[close + 1] != ':')
-              why = "expected [address]:port";
-            else
-              port = authority.substr(close + 2), why = tern::text::port_error(port);
-          }
-        }
-      } else if (const auto colon = authority.rfind(':'); colon != std::string_view::npos) {
-        host = authority.substr(0, colon);
-        port = authority.substr(colon + 1);
-        why = host.find(':') != std::string_view::npos
-                  ? "an IPv6 address is written in brackets (http://[::1]:4318)"
-                  : tern::text::port_error(port);
-      }
-      if (why.empty() && host.empty()) why = "no host";
-    }
+    const std::string why = tern::text::http_endpoint_error(url, /*require_scheme=*/true);
     if (!why.empty()) ctx.error(r.mark(key), fmt::format("{}: {}, got \"{}\"", r.sub_path(key), why, url));
   };
   if (http) {

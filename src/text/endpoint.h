@@ -50,6 +50,36 @@ inline std::string grpc_endpoint_error(std::string_view ep) {
   return port_error(port);
 }
 
+// An OTLP/HTTP endpoint: "http://host[:port][/path]" or "https://host[:port][/path]" or,
+// unless `require_scheme`, a bare "host[:port][/path]" (as telemetrygen's and the SDK's
+// endpoint take it). The port may be left out: the scheme's (80, 443), or 4318 without a
+// scheme (see the HTTP client). The authority ends at '/', '?' or '#'. Empty when usable,
+// else why not.
+inline std::string http_endpoint_error(std::string_view url, bool require_scheme) {
+  const std::size_t scheme = url.starts_with("https://") ? 8 : url.starts_with("http://") ? 7 : 0;
+  if (require_scheme && (scheme == 0 || url.size() == scheme))
+    return "expected a URL (e.g. \"http://127.0.0.1:4318\")";
+  std::string_view authority = url.substr(scheme);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  std::string_view host = authority;
+  if (authority.starts_with('[')) {
+    const auto close = authority.find(']');
+    if (close == std::string_view::npos) return "an IPv6 address without its closing ']'";
+    host = authority.substr(1, close - 1);
+    if (close + 1 < authority.size()) {
+      if (authority[close + 1] != ':') return "expected [address]:port";
+      if (std::string why = port_error(authority.substr(close + 2)); !why.empty()) return why;
+    }
+  } else if (const auto colon = authority.rfind(':'); colon != std::string_view::npos) {
+    host = authority.substr(0, colon);
+    if (host.find(':') != std::string_view::npos)
+      return "an IPv6 address is written in brackets (http://[::1]:4318)";
+    if (std::string why = port_error(authority.substr(colon + 1)); !why.empty()) return why;
+  }
+  if (host.empty()) return "no host";
+  return {};
+}
+
 // An OTLP exporter's header (HTTP header, or gRPC metadata with `grpc`): empty when it can
 // be sent, else why not. gRPC aborted the process on a metadata key it refuses (API misuse,
 // an assertion), and HTTP sent a CR LF in a value as a second header line.

@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <future>
-#include <mutex>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "encoding/elasticsearch/encoder.h"
 #include "exporter/elasticsearch/bulk_exporter.h"
 #include "slot_pool.h"
 #include "tern/sdk/logs/deadline.h"
+#include "text/endpoint.h"
 #include "to_pdata.h"
 
 namespace tern::sdk::logs {
@@ -42,27 +42,11 @@ es::BulkExporterOptions BulkOptions(const ElasticsearchLogExporterOptions& o) {
 }
 
 // The bulk exporter takes any port string; reject what cannot be a TCP port here, as the
-// header promises, instead of failing every export later.
+// header promises, instead of failing every export later. The check is the OTLP/HTTP
+// exporters' and the config loader's (text/endpoint.h); no port: 80/443 by scheme.
 void CheckEndpoint(std::string_view url) {
-  std::string_view rest = url;
-  if (const auto scheme = rest.find("://"); scheme != std::string_view::npos) rest.remove_prefix(scheme + 3);
-  std::string_view authority = rest.substr(0, rest.find('/'));
-  std::string_view port;
-  if (!authority.empty() && authority.front() == '[') {
-    const auto close = authority.find(']');
-    if (close != std::string_view::npos && close + 1 < authority.size()) port = authority.substr(close + 1);
-  } else if (const auto colon = authority.rfind(':'); colon != std::string_view::npos) {
-    port = authority.substr(colon);
-  }
-  if (port.empty()) return;  // no port: 9200 is not assumed, 80/443 by scheme (documented)
-  port.remove_prefix(1);     // the ':'
-  unsigned long n = 0;
-  const bool digits =
-      !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string_view::npos;
-  if (digits) n = std::stoul(std::string(port));
-  if (!digits || n == 0 || n > 65535)
-    throw std::invalid_argument("elasticsearch exporter: bad port in endpoint " + std::string(url) +
-                                " (expected 1-65535)");
+  if (const std::string why = text::http_endpoint_error(url, /*require_scheme=*/false); !why.empty())
+    throw std::invalid_argument("elasticsearch exporter: bad endpoint " + std::string(url) + ": " + why);
 }
 
 enc::EncoderConfig EncoderOptions(const ElasticsearchLogExporterOptions& o) {

@@ -156,53 +156,6 @@ otlp::OtlpClientOptions ClientOptions(const OtlpLogExporterOptions& o, bool grpc
   return c;
 }
 
-// The clients accept some endpoints they cannot use (gRPC: any port string; HTTP: a port
-// outside 1-65535 is caught, one missing means 4318): reject here what cannot be a TCP port.
-void CheckEndpoint(std::string_view ep, bool grpc) {
-  if (ep.starts_with("http://")) {
-    ep.remove_prefix(7);
-  } else if (ep.starts_with("https://")) {
-    ep.remove_prefix(8);
-  }
-  // gRPC name-resolver targets (unix:path, dns:///host:port...) are gRPC's to check.
-  if (grpc && (ep.starts_with("unix:") || ep.starts_with("dns:") || ep.starts_with("ipv4:") ||
-               ep.starts_with("ipv6:")))
-    return;
-  const std::string_view authority = ep.substr(0, ep.find('/'));
-  std::string_view host = authority, port;
-  bool has_port = false;
-  if (authority.starts_with('[')) {  // [v6]:port
-    const auto close = authority.find(']');
-    const std::string_view rest =
-        close == std::string_view::npos ? std::string_view() : authority.substr(close + 1);
-    if (close == std::string_view::npos || (!rest.empty() && rest.front() != ':'))
-      throw std::invalid_argument("bad endpoint [" + std::string(ep) + "]");
-    host = authority.substr(1, close - 1);
-    if (!rest.empty()) {
-      port = rest.substr(1);
-      has_port = true;
-    }
-  } else if (const auto colon = authority.rfind(':'); colon != std::string_view::npos) {
-    host = authority.substr(0, colon);
-    port = authority.substr(colon + 1);
-    has_port = true;
-  }
-  const std::string what = grpc ? "OTLP/gRPC" : "OTLP/HTTP";
-  if (host.empty())
-    throw std::invalid_argument("bad " + what + " endpoint [" + std::string(ep) + "]: no host");
-  if (!has_port) {
-    if (grpc)
-      throw std::invalid_argument("bad OTLP/gRPC endpoint [" + std::string(ep) + "]: expected host:port");
-    return;  // HTTP: 4318 (documented)
-  }
-  unsigned long n = 0;
-  const bool digits =
-      !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string_view::npos;
-  if (digits) n = std::stoul(std::string(port));
-  if (!digits || n == 0 || n > 65535)
-    throw std::invalid_argument("bad " + what + " endpoint [" + std::string(ep) + "]: port must be 1-65535");
-}
-
 void Encode(const LogRecordBatchView& batch, std::string& out) {
   pdata::LogsData data;
   detail::ToPdata(batch, data);
@@ -215,8 +168,7 @@ OtlpLogExporter::OtlpLogExporter(OtlpLogExporterOptions options, bool grpc)
     : state_(std::make_shared<State>(ClientOptions(options, grpc), options.max_connections,
                                      options.max_concurrent_exports)) {
   // Connecting is lazy, so this only parses the endpoint: a bad one fails here, not at
-  // the first export.
-  CheckEndpoint(state_->client_options.endpoint, grpc);
+  // the first export. The clients check it as the config loader does (text/endpoint.h).
   otlp::make_otlp_client(state_->client_options);
 }
 
