@@ -61,5 +61,22 @@ TEST(DeadlineTest, WaitUntilAPassedDeadlineReportsTheTimeout) {
   EXPECT_TRUE(WaitUntil(cv, lock, SteadyClock::now() - 1s, [] { return true; }));
 }
 
+// Later callers get the first call's result once it is published, false before that.
+TEST(FirstCallResultTest, LaterCallersWaitForTheFirstResult) {
+  for (const bool ok : {true, false}) {
+    FirstCallResult r;
+    EXPECT_FALSE(r.Wait(SteadyClock::now()));  // not published yet: times out
+    std::thread first([&] {
+      bool result = false;
+      const FirstCallResult::Publishing publish{r, result};
+      std::this_thread::sleep_for(50ms);
+      result = ok;
+    });
+    EXPECT_EQ(r.Wait(DeadlineAfter(milliseconds::max())), ok);
+    EXPECT_EQ(r.Wait(SteadyClock::now()), ok);  // and again, at once
+    first.join();
+  }
+}
+
 }  // namespace
 }  // namespace tern::sdk::logs

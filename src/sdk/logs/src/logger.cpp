@@ -44,17 +44,11 @@ bool LoggerProvider::Shutdown(std::chrono::milliseconds timeout) {
   if (shutdown_.exchange(true)) {
     // Not `true` at once: the first call may still be exporting, and a caller told "done"
     // would exit with records still queued.
-    std::unique_lock lock(shutdown_mu_);
-    return WaitUntil(shutdown_cv_, lock, deadline, [&] { return shutdown_done_; }) && shutdown_ok_;
+    return shutdown_result_.Wait(deadline);
   }
   bool ok = true;
   for (auto& p : processors_) ok = p->Shutdown(TimeLeft(deadline)) && ok;
-  {
-    std::lock_guard lock(shutdown_mu_);
-    shutdown_done_ = true;
-    shutdown_ok_ = ok;
-  }
-  shutdown_cv_.notify_all();
+  shutdown_result_.Publish(ok);
   return ok;
 }
 

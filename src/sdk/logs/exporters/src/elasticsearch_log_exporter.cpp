@@ -78,11 +78,7 @@ struct ElasticsearchLogExporter::Impl {
   // Shared with completion callbacks, which run on bulk workers.
   std::shared_ptr<std::atomic<std::uint64_t>> indexed = std::make_shared<std::atomic<std::uint64_t>>(0);
   std::shared_ptr<std::atomic<std::uint64_t>> failed = std::make_shared<std::atomic<std::uint64_t>>(0);
-  // The first Shutdown's outcome, for the calls after it (not on the export path).
-  std::mutex shutdown_mu;
-  std::condition_variable shutdown_cv;
-  bool shutdown_done = false;
-  bool shutdown_ok = false;
+  FirstCallResult shutdown_result;  // the first Shutdown's outcome, for the calls after it
 };
 
 ElasticsearchLogExporter::ElasticsearchLogExporter(ElasticsearchLogExporterOptions options) {
@@ -171,22 +167,11 @@ bool ElasticsearchLogExporter::Shutdown(std::chrono::milliseconds timeout) const
   try {
     if (im.shut_down.exchange(true, std::memory_order_acq_rel)) {
       // A later or concurrent call: the first one's result, once it has one.
-      std::unique_lock lock(im.shutdown_mu);
-      return WaitUntil(im.shutdown_cv, lock, deadline, [&] { return im.shutdown_done; }) && im.shutdown_ok;
+      return im.shutdown_result.Wait(deadline);
     }
     bool ok = false;
-    struct Publish {  // also when something below throws: later callers must not wait in vain
-      Impl& im;
-      const bool& ok;
-      ~Publish() {
-        {
-          std::lock_guard lock(im.shutdown_mu);
-          im.shutdown_done = true;
-          im.shutdown_ok = ok;
-        }
-        im.shutdown_cv.notify_all();
-      }
-    } publish{im, ok};
+    // Also when something below throws: later callers must not wait in vain.
+    const FirstCallResult::Publishing publish{im.shutdown_result, ok};
     const bool flushed = im.bulk.flush(deadline);
     // BulkExporter::shutdown adds its timeout to now() unsaturated: keep "no limit" far
     // inside the clock's range. After a flush without limit, it only waits for exports

@@ -52,4 +52,37 @@ bool WaitUntil(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
   return cv.wait_until(lock, deadline, std::move(pred));
 }
 
+// The result of a call that only its first caller makes (Shutdown): that caller publishes
+// it, on every path (Publishing does so when it goes out of scope, also on an exception);
+// the callers after it wait for it within their own deadline, false when it does not come
+// in time. Returning true to a later caller before the first is done would let an
+// application exit with its records still being exported.
+class FirstCallResult {
+ public:
+  void Publish(bool ok) {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+      ok_ = ok;
+    }
+    cv_.notify_all();
+  }
+  bool Wait(SteadyClock::time_point deadline) {
+    std::unique_lock lock(mu_);
+    return WaitUntil(cv_, lock, deadline, [&] { return done_; }) && ok_;
+  }
+  // Publishes `ok` as it is when this goes out of scope.
+  struct Publishing {
+    FirstCallResult& result;
+    const bool& ok;
+    ~Publishing() { result.Publish(ok); }
+  };
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  bool ok_ = false;
+};
+
 }  // namespace tern::sdk::logs

@@ -4,13 +4,13 @@
 // Emit reads them without synchronisation. Loggers live as long as their provider.
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "tern/sdk/logs/deadline.h"
 #include "tern/sdk/logs/log_record.h"
 #include "tern/sdk/logs/processor.h"
 #include "tern/sdk/logs/resource.h"
@@ -68,11 +68,7 @@ class LoggerProvider {
   std::vector<std::unique_ptr<Logger>> loggers_;
   std::vector<std::unique_ptr<LogRecordProcessor>> processors_;
   std::atomic<bool> shutdown_{false};
-  // Shutdown's outcome, for the callers after the first.
-  std::mutex shutdown_mu_;
-  std::condition_variable shutdown_cv_;
-  bool shutdown_done_ = false;
-  bool shutdown_ok_ = false;
+  FirstCallResult shutdown_result_;  // Shutdown's outcome, for the callers after the first
 };
 
 }  // namespace tern::sdk::logs

@@ -2,9 +2,7 @@
 // Exports every record synchronously on the emitting thread. No lock: the exporter
 // contract (const, thread-safe Export) makes concurrent calls legal.
 #include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 
 #include "tern/sdk/logs/deadline.h"
 #include "tern/sdk/logs/exporter.h"
@@ -30,17 +28,9 @@ class SimpleLogRecordProcessor final : public LogRecordProcessor {
   // returns its result.
   bool Shutdown(std::chrono::milliseconds timeout) noexcept override {
     const auto deadline = DeadlineAfter(timeout);
-    if (shutdown_.exchange(true)) {
-      std::unique_lock lock(mu_);
-      return WaitUntil(cv_, lock, deadline, [&] { return done_; }) && ok_;
-    }
+    if (shutdown_.exchange(true)) return shutdown_result_.Wait(deadline);
     const bool ok = exporter_->Shutdown(timeout);
-    {
-      std::lock_guard lock(mu_);
-      done_ = true;
-      ok_ = ok;
-    }
-    cv_.notify_all();
+    shutdown_result_.Publish(ok);
     return ok;
   }
 
@@ -48,10 +38,7 @@ class SimpleLogRecordProcessor final : public LogRecordProcessor {
   std::shared_ptr<const LogRecordExporter> exporter_;
   std::atomic<bool> shutdown_{false};
   // Shutdown's outcome, for the callers after the first (never touched by OnEmit).
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  bool ok_ = false;
+  FirstCallResult shutdown_result_;
 };
 
 }  // namespace tern::sdk::logs
