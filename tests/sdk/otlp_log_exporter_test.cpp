@@ -2,8 +2,13 @@
 // loopback: what arrives is decoded with Tern's OTLP decoder and checked field by field.
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <fstream>
+#include <future>
 #include <thread>
 
 #include "exporter/otlp/test_servers.h"
@@ -33,6 +38,36 @@ std::size_t DecodedRecords(const tern::test::RecordingStore& store) {
   for (const auto& r : store.requests()) n += Decode(r.body).record_count();
   return n;
 }
+
+// A peer that never answers: a socket listening on 127.0.0.1 that nobody accepts from (the
+// kernel completes the handshake and buffers the request). Closing it resets the
+// connections waiting there, which ends their exports: a test that fails does not hang.
+class Blackhole {
+ public:
+  Blackhole() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), len), 0);
+    EXPECT_EQ(::listen(fd_, 16), 0);
+    EXPECT_EQ(::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len), 0);
+    port_ = ntohs(a.sin_port);
+  }
+  ~Blackhole() { Close(); }
+  Blackhole(const Blackhole&) = delete;
+  Blackhole& operator=(const Blackhole&) = delete;
+  std::string endpoint() const { return "127.0.0.1:" + std::to_string(port_); }
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+};
 
 OtlpLogExporterOptions Options(const std::string& endpoint) {
   OtlpLogExporterOptions o;
@@ -438,6 +473,25 @@ TEST(OtlpHttpLogExporterTest, ExportsRefusedAfterShutdownCountAsFailed) {
   EXPECT_EQ(exporter.ExportFuture(b.View()).get(), ExportResult::kFailure);
   EXPECT_EQ(exporter.stats().failed_records, 6u);
   EXPECT_EQ(server.store().size(), 0u);
+}
+
+// A ForceFlush that timed out leaves its export in flight; the next ForceFlush still
+// waits for it (it began before that call too) instead of returning true at once.
+TEST(OtlpHttpLogExporterTest, ForceFlushAfterATimedOutOneStillWaitsForTheEarlierExport) {
+  Blackhole peer;
+  auto o = Options(peer.endpoint());
+  o.timeout = std::chrono::milliseconds(0);
+  OtlpHttpLogExporter exporter(o);
+  BatchBuilder b;
+  b.Add(1);
+  auto pending = exporter.ExportFuture(b.View());
+  EXPECT_FALSE(exporter.ForceFlush(std::chrono::milliseconds(100)));
+  EXPECT_FALSE(exporter.ForceFlush(std::chrono::milliseconds(100)));
+  EXPECT_FALSE(exporter.ForceFlush(std::chrono::milliseconds(100)));
+  EXPECT_EQ(pending.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  EXPECT_FALSE(exporter.Shutdown(std::chrono::milliseconds(0)));  // cancels it
+  if (pending.wait_for(std::chrono::seconds(10)) != std::future_status::ready) peer.Close();
+  EXPECT_EQ(pending.get(), ExportResult::kFailure);
 }
 
 }  // namespace

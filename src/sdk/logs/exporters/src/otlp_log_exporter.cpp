@@ -55,10 +55,12 @@ struct OtlpLogExporter::State {
   // It is also counted in the in-flight counter of the flush epoch it started in (0 or 1:
   // the epoch's parity). ForceFlush moves to the next epoch and waits for the counter of
   // the one it left: exports begun before the call, and not those begun after, which go to
-  // the other counter. Waiting for `in_flight` to reach 0 instead never ends while other
-  // threads keep exporting. The registration re-reads the epoch after counting itself in:
-  // if a flush moved on in between, it was maybe not seen there, so it counts itself
-  // again in the new epoch (seq_cst on both sides, as above).
+  // the other counter. (ForceFlush first waits for that other counter to be empty: exports
+  // an earlier, timed-out flush left there began before this call too.) Waiting for
+  // `in_flight` to reach 0 instead never ends while other threads keep exporting. The
+  // registration re-reads the epoch after counting itself in: if a flush moved on in
+  // between, it was maybe not seen there, so it counts itself again in the new epoch
+  // (seq_cst on both sides, as above).
   //
   // Returns the counter's index, or -1 (nothing counted) after shutdown.
   int Enter() noexcept {
@@ -114,7 +116,12 @@ struct OtlpLogExporter::State {
     } else if (!lock.try_lock_until(deadline)) {
       return false;
     }
-    const std::uint64_t left = epoch.fetch_add(1);
+    // The other counter is the previous epoch's: empty, unless an earlier ForceFlush timed
+    // out and left exports there that began before this call too. Drain it first (no new
+    // export goes there before the flip), then move on and wait for the current one.
+    const std::uint64_t current = epoch.load();
+    if (!WaitZero(epoch_in_flight[(current + 1) & 1], deadline)) return false;
+    const std::uint64_t left = epoch.fetch_add(1);  // == current: flushes hold flush_mu
     return WaitZero(epoch_in_flight[left & 1], deadline);
   }
 
