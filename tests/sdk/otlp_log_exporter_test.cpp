@@ -475,6 +475,64 @@ TEST(OtlpHttpLogExporterTest, ExportsRefusedAfterShutdownCountAsFailed) {
   EXPECT_EQ(server.store().size(), 0u);
 }
 
+// A Shutdown whose wait runs out cancels the exports still sending (a peer that never
+// answers, no attempt timeout): their callbacks run with kFailure and the destructor,
+// which waits for them, returns. Shutdown(0) does it at once.
+TEST(OtlpLogExporterTest, TimedOutShutdownCancelsExportsInFlight) {
+  for (const bool grpc : {false, true}) {
+    for (const auto wait : {std::chrono::milliseconds(100), std::chrono::milliseconds(0)}) {
+      SCOPED_TRACE(std::string(grpc ? "grpc" : "http") + " shutdown " + std::to_string(wait.count()) + "ms");
+      Blackhole peer;
+      auto o = Options(peer.endpoint());
+      o.timeout = std::chrono::milliseconds(0);  // none: only a cancel ends the export
+      std::unique_ptr<OtlpLogExporter> exporter;
+      if (grpc)
+        exporter = std::make_unique<OtlpGrpcLogExporter>(o);
+      else
+        exporter = std::make_unique<OtlpHttpLogExporter>(o);
+      BatchBuilder b;
+      b.Add(2);
+      auto pending = exporter->ExportFuture(b.View());
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // most likely sending by now
+      EXPECT_FALSE(exporter->Shutdown(wait));
+      const bool ended = pending.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+      EXPECT_TRUE(ended) << "liveness bound: the export in flight was not cancelled";
+      if (!ended) peer.Close();  // ends it, so that the destructor below returns
+      EXPECT_EQ(pending.get(), ExportResult::kFailure);
+      exporter.reset();
+    }
+  }
+}
+
+// The batch processor's timed-out Shutdown aborts its export thread's blocked Export with
+// the exporter's Shutdown(0): the processor (and the process) can then exit.
+TEST(OtlpLogExporterTest, BatchProcessorShutdownTimeoutEndsABlockedExport) {
+  Blackhole peer;
+  auto o = Options(peer.endpoint());
+  o.timeout = std::chrono::milliseconds(0);
+  auto exporter = std::make_shared<OtlpHttpLogExporter>(o);
+  auto processor = std::make_unique<BatchLogRecordProcessor>(exporter);
+  std::atomic<bool> finished{false};
+  std::thread closer([&] {  // only if the test fails: ends the export, so nothing hangs
+    for (int i = 0; i < 1000 && !finished.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!finished.load()) peer.Close();
+  });
+  const auto started = std::chrono::steady_clock::now();
+  {
+    LoggerProvider provider(Resource{{"service.name", "blocked"}}, std::move(processor));
+    LogRecord r;
+    r.SetBody("never answered");
+    provider.GetLogger("l").Emit(r);
+    EXPECT_FALSE(provider.ForceFlush(std::chrono::milliseconds(300)));  // the export is now sending
+    EXPECT_FALSE(provider.Shutdown(std::chrono::milliseconds(100)));
+  }  // joins the export thread
+  finished.store(true);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10)) << "liveness bound";
+  closer.join();
+  EXPECT_EQ(exporter->stats().failed_records, 1u);
+}
+
 // A ForceFlush that timed out leaves its export in flight; the next ForceFlush still
 // waits for it (it began before that call too) instead of returning true at once.
 TEST(OtlpHttpLogExporterTest, ForceFlushAfterATimedOutOneStillWaitsForTheEarlierExport) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "exporter/otlp/otlp_client.h"
 #include "otlp/proto_codec.h"
@@ -30,6 +31,7 @@ struct OtlpLogExporter::State {
     requests.fetch_add(1, std::memory_order_relaxed);
     try {
       auto client = pool.Acquire();
+      const InUse in_use(*this, *client);  // declared after the lease: unregistered first
       const otlp::ExportStatus st = client->export_request(pdata::Signal::Logs, body);
       if (st.ok && st.rejected == 0) {
         exported.fetch_add(records, std::memory_order_relaxed);
@@ -45,6 +47,33 @@ struct OtlpLogExporter::State {
     }
     failed.fetch_add(records, std::memory_order_relaxed);
     return ExportResult::kFailure;
+  }
+
+  // Clients sending now, pooled or one-off, so that a Shutdown whose wait runs out can
+  // cancel them: nothing else ends a request a peer never answers (with timeout 0, not even
+  // the attempt's timeout), and the batch processor's timed-out Shutdown relies on
+  // Shutdown(0) ending its blocked export. A client registered after the cancellation is
+  // cancelled at once (its export_request then fails without sending).
+  struct InUse {
+    InUse(State& s, otlp::OtlpClient& c) : state(s), client(c) {
+      std::lock_guard lock(state.clients_mu);
+      state.clients_in_use.push_back(&client);  // may throw: Send's catch counts a failure
+      if (state.cancelling) client.cancel();
+    }
+    ~InUse() {
+      std::lock_guard lock(state.clients_mu);
+      auto& v = state.clients_in_use;
+      v.erase(std::find(v.begin(), v.end(), &client));
+    }
+    InUse(const InUse&) = delete;
+    InUse& operator=(const InUse&) = delete;
+    State& state;
+    otlp::OtlpClient& client;
+  };
+  void CancelInFlight() noexcept {
+    std::lock_guard lock(clients_mu);
+    cancelling = true;
+    for (otlp::OtlpClient* c : clients_in_use) c->cancel();
   }
 
   // Every export, synchronous or not, is counted in `in_flight` from before its shutdown
@@ -134,6 +163,9 @@ struct OtlpLogExporter::State {
   std::timed_mutex flush_mu;                                  // ForceFlush only
   std::atomic<std::size_t> sender_threads{0};  // ExportAsync sender threads running
   std::atomic<bool> shut_down{false};
+  std::mutex clients_mu;                          // guards the two below
+  std::vector<otlp::OtlpClient*> clients_in_use;  // see InUse
+  bool cancelling = false;                        // set by a Shutdown that timed out
   std::atomic<std::uint64_t> exported{0}, failed{0}, rejected{0}, requests{0};
 };
 
@@ -255,7 +287,11 @@ bool OtlpLogExporter::ForceFlush(std::chrono::milliseconds timeout) const noexce
 
 bool OtlpLogExporter::Shutdown(std::chrono::milliseconds timeout) const noexcept {
   state_->shut_down.store(true);  // seq_cst: pairs with Enter (see there)
-  return state_->WaitIdle(timeout);
+  if (state_->WaitIdle(timeout)) return true;
+  // Out of time (at once for 0): end the exports still sending, so that they finish (their
+  // callbacks run with kFailure) and the destructor, which waits for them, returns.
+  state_->CancelInFlight();
+  return false;
 }
 
 OtlpLogExporterStats OtlpLogExporter::stats() const {

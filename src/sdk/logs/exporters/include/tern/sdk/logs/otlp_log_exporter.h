@@ -70,7 +70,9 @@ class OtlpLogExporter : public AsyncLogRecordExporter {
   // finished, its callback included; exports begun meanwhile on other threads are not
   // waited for. False on timeout.
   bool ForceFlush(std::chrono::milliseconds timeout) const noexcept override;
-  // Later exports fail; waits for the ones in flight (false on timeout).
+  // Later exports fail; waits for the ones in flight. On timeout (at once for 0) cancels
+  // the ones still sending, which then fail, and returns false: a peer that never answers
+  // cannot keep the process (or the destructor, which waits for them) from ending.
   bool Shutdown(std::chrono::milliseconds timeout) const noexcept override;
 
   OtlpLogExporterStats stats() const;
