@@ -452,15 +452,38 @@ TEST(OtlpGrpcLogExporterTest, BadEndpointsThrowAtConstruction) {
   }
 }
 
-TEST(OtlpHttpLogExporterTest, BadPortsThrowAndAMissingPortIs4318) {
-  for (const char* ep : {"127.0.0.1:99999", "http://127.0.0.1:abc/v1/logs", "https://[::1]:0"}) {
+// A URL without a port means its scheme's, as URLs do (and the OpenTelemetry C++ SDK's
+// OTLP/HTTP exporter, whose endpoint is a URL): the client's error names the URL it used.
+// (A bare host means 4318; not sent to here: a collector may be listening there.)
+TEST(OtlpHttpLogExporterTest, BadPortsThrowAndAUrlWithoutPortUsesTheSchemes) {
+  for (const char* ep : {"127.0.0.1:99999", "http://127.0.0.1:abc/v1/logs", "https://[::1]:0",
+                         "http://::1:4318", "http://", "127.0.0.1:"}) {
     OtlpLogExporterOptions o;
     o.endpoint = ep;
     EXPECT_THROW(OtlpHttpLogExporter{o}, std::invalid_argument) << ep;
   }
-  OtlpLogExporterOptions o;
-  o.endpoint = "http://127.0.0.1/v1/logs";
-  EXPECT_NO_THROW(OtlpHttpLogExporter{o});
+  auto o = Options("http://127.0.0.1/v1/logs");
+  o.timeout = std::chrono::seconds(5);
+  OtlpHttpLogExporter exporter(o);
+  EXPECT_EQ(exporter.last_error(), "");
+  BatchBuilder b;
+  b.Add(1);
+  EXPECT_EQ(exporter.Export(b.View()), ExportResult::kFailure);  // nothing (OTLP) listens there
+  EXPECT_NE(exporter.last_error().find("http://127.0.0.1:80/v1/logs"), std::string::npos)
+      << exporter.last_error();
+}
+
+// The error of the latest failed request is kept, the URL (port included) in it.
+TEST(OtlpHttpLogExporterTest, LastErrorNamesTheUrlAndTheStatus) {
+  tern::test::RecordingHttpServer server;
+  server.set_default({500, "boom", {}});
+  OtlpHttpLogExporter exporter(Options(server.endpoint()));
+  BatchBuilder b;
+  b.Add(1);
+  EXPECT_EQ(exporter.Export(b.View()), ExportResult::kFailure);
+  const std::string e = exporter.last_error();
+  EXPECT_NE(e.find("HTTP 500 from http://" + server.endpoint() + "/v1/logs"), std::string::npos) << e;
+  EXPECT_NE(e.find("boom"), std::string::npos) << e;
 }
 
 TEST(OtlpHttpLogExporterTest, ExportsRefusedAfterShutdownCountAsFailed) {

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -37,16 +38,27 @@ struct OtlpLogExporter::State {
         exported.fetch_add(records, std::memory_order_relaxed);
         return ExportResult::kSuccess;
       }
+      SetLastError(st.message);
       if (st.ok) {  // partial success: the rest was accepted
         rejected.fetch_add(static_cast<std::uint64_t>(st.rejected), std::memory_order_relaxed);
         exported.fetch_add(records - std::min<std::uint64_t>(records, st.rejected),
                            std::memory_order_relaxed);
         return ExportResult::kFailure;
       }
-    } catch (...) {  // a client that cannot be created or throws: a failed export
+    } catch (const std::exception& e) {  // a client that cannot be created or throws: a failed export
+      SetLastError(e.what());
+    } catch (...) {
     }
     failed.fetch_add(records, std::memory_order_relaxed);
     return ExportResult::kFailure;
+  }
+
+  void SetLastError(std::string_view message) noexcept {
+    try {
+      std::lock_guard lock(error_mu);
+      last_error.assign(message);
+    } catch (...) {  // no memory for the message: keep the previous one
+    }
   }
 
   // Clients sending now, pooled or one-off, so that a Shutdown whose wait runs out can
@@ -166,6 +178,8 @@ struct OtlpLogExporter::State {
   std::mutex clients_mu;                          // guards the two below
   std::vector<otlp::OtlpClient*> clients_in_use;  // see InUse
   bool cancelling = false;                        // set by a Shutdown that timed out
+  mutable std::mutex error_mu;
+  std::string last_error;  // guarded by error_mu
   std::atomic<std::uint64_t> exported{0}, failed{0}, rejected{0}, requests{0};
 };
 
@@ -297,6 +311,11 @@ bool OtlpLogExporter::Shutdown(std::chrono::milliseconds timeout) const noexcept
 OtlpLogExporterStats OtlpLogExporter::stats() const {
   return {state_->exported.load(std::memory_order_relaxed), state_->failed.load(std::memory_order_relaxed),
           state_->rejected.load(std::memory_order_relaxed), state_->requests.load(std::memory_order_relaxed)};
+}
+
+std::string OtlpLogExporter::last_error() const {
+  std::lock_guard lock(state_->error_mu);
+  return state_->last_error;
 }
 
 OtlpHttpLogExporter::OtlpHttpLogExporter(OtlpLogExporterOptions options)

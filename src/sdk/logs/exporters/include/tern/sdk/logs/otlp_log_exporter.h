@@ -23,9 +23,11 @@
 namespace tern::sdk::logs {
 
 struct OtlpLogExporterOptions {
-  // "host:port", "http://host:port[/path]" or "https://host:port[/path]" (gRPC ignores a
-  // path). The port must be 1-65535; HTTP without one uses 4318, gRPC requires one (or a
-  // gRPC target such as unix:/path). Defaults: the OTLP ports on localhost.
+  // "host:port", "http://host[:port][/path]" or "https://host[:port][/path]" (gRPC ignores
+  // a path). The port must be 1-65535. HTTP without one: a URL uses its scheme's (80, 443),
+  // as URLs do (and the OpenTelemetry C++ SDK, whose default is
+  // http://localhost:4318/v1/logs); a bare "host" uses 4318. gRPC requires one (or a gRPC
+  // target such as unix:/path). Defaults: the OTLP ports on localhost.
   std::string endpoint;
   std::string url_path;  // HTTP only; empty: the endpoint's path, else /v1/logs
   bool gzip = false;
@@ -76,6 +78,9 @@ class OtlpLogExporter : public AsyncLogRecordExporter {
   bool Shutdown(std::chrono::milliseconds timeout) const noexcept override;
 
   OtlpLogExporterStats stats() const;
+  // Why the latest failed request failed, as the client says it (naming the URL or gRPC
+  // target, port included), or the partial-success message; empty if none has failed.
+  std::string last_error() const;
 
   struct State;  // shared with sender threads, so it outlives a destroyed exporter
 
