@@ -24,6 +24,7 @@
 #include "otlp/proto_codec.h"
 #include "pipeline/otlp_stage.h"
 #include "receiver/otlp/otlp_receiver.h"
+#include "support/silent_peer.h"
 
 namespace {
 
@@ -467,28 +468,7 @@ TEST(OtlpStage, UnusablePersistentQueueDirectoryIsAClearError) {
   std::filesystem::remove(file);
 }
 
-// A peer that takes connections and never answers: a socket listening on 127.0.0.1 that
-// nobody accepts from (the kernel completes the handshakes and buffers what is sent).
-class Blackhole {
- public:
-  Blackhole() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd_, 64) != 0 ||
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-      ADD_FAILURE() << "cannot listen on 127.0.0.1";
-    port_ = ntohs(a.sin_port);
-  }
-  ~Blackhole() { ::close(fd_); }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
+using Blackhole = tern::test::SilentPeer;  // tests/support/silent_peer.h
 
 // Shutdown keeps to its timeout while a request is in flight to a peer that never answers:
 // the request is cancelled at the deadline (it ran until the attempt's own 60 s timeout, and

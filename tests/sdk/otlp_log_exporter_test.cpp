@@ -16,6 +16,7 @@
 #include "sdk/exporter_test_util.h"
 #include "sdk/test_util.h"
 #include "support/process.h"
+#include "support/silent_peer.h"
 #include "support/test_certs.h"
 #include "tern/sdk/logs/batch_processor.h"
 #include "tern/sdk/logs/logger.h"
@@ -39,35 +40,7 @@ std::size_t DecodedRecords(const tern::test::RecordingStore& store) {
   return n;
 }
 
-// A peer that never answers: a socket listening on 127.0.0.1 that nobody accepts from (the
-// kernel completes the handshake and buffers the request). Closing it resets the
-// connections waiting there, which ends their exports: a test that fails does not hang.
-class Blackhole {
- public:
-  Blackhole() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), len), 0);
-    EXPECT_EQ(::listen(fd_, 16), 0);
-    EXPECT_EQ(::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len), 0);
-    port_ = ntohs(a.sin_port);
-  }
-  ~Blackhole() { Close(); }
-  Blackhole(const Blackhole&) = delete;
-  Blackhole& operator=(const Blackhole&) = delete;
-  std::string endpoint() const { return "127.0.0.1:" + std::to_string(port_); }
-  void Close() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-  std::uint16_t port_ = 0;
-};
+using Blackhole = tern::test::SilentPeer;  // tests/support/silent_peer.h
 
 OtlpLogExporterOptions Options(const std::string& endpoint) {
   OtlpLogExporterOptions o;
@@ -520,7 +493,7 @@ TEST(OtlpLogExporterTest, TimedOutShutdownCancelsExportsInFlight) {
       EXPECT_FALSE(exporter->Shutdown(wait));
       const bool ended = pending.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
       EXPECT_TRUE(ended) << "liveness bound: the export in flight was not cancelled";
-      if (!ended) peer.Close();  // ends it, so that the destructor below returns
+      if (!ended) peer.close();  // ends it, so that the destructor below returns
       EXPECT_EQ(pending.get(), ExportResult::kFailure);
       exporter.reset();
     }
@@ -539,7 +512,7 @@ TEST(OtlpLogExporterTest, BatchProcessorShutdownTimeoutEndsABlockedExport) {
   std::thread closer([&] {  // only if the test fails: ends the export, so nothing hangs
     for (int i = 0; i < 1000 && !finished.load(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (!finished.load()) peer.Close();
+    if (!finished.load()) peer.close();
   });
   const auto started = std::chrono::steady_clock::now();
   {
@@ -571,7 +544,7 @@ TEST(OtlpHttpLogExporterTest, ForceFlushAfterATimedOutOneStillWaitsForTheEarlier
   EXPECT_FALSE(exporter.ForceFlush(std::chrono::milliseconds(100)));
   EXPECT_EQ(pending.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
   EXPECT_FALSE(exporter.Shutdown(std::chrono::milliseconds(0)));  // cancels it
-  if (pending.wait_for(std::chrono::seconds(10)) != std::future_status::ready) peer.Close();
+  if (pending.wait_for(std::chrono::seconds(10)) != std::future_status::ready) peer.close();
   EXPECT_EQ(pending.get(), ExportResult::kFailure);
 }
 

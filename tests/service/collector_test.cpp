@@ -23,6 +23,7 @@
 #include "service/collector.h"
 #include "sink/sink_server.h"
 #include "support/http_client.h"
+#include "support/silent_peer.h"
 
 namespace tern::service {
 namespace {
@@ -870,17 +871,8 @@ service:
 // answers, even with `timeout: 0`: at the deadline the requests in flight are cancelled. A
 // blackhole gateway held shutdown 19 s (gRPC) and 29 s (timeout 30s), or for ever (0s).
 TEST_F(CollectorTest, OtlpExportersShutdownKeepsToItsTimeoutAgainstAPeerThatNeverAnswers) {
-  // A socket listening on 127.0.0.1 that nobody accepts from: connections complete in the
-  // kernel, requests are buffered, nothing is ever answered.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), len), 0);
-  ASSERT_EQ(::listen(fd, 64), 0);
-  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
-  const std::string port = std::to_string(ntohs(a.sin_port));
+  const tern::test::SilentPeer peer;  // connections complete, nothing is ever answered
+  const std::string port = std::to_string(peer.port());
   start_collector(R"(
 receivers:
   otlp:
@@ -918,7 +910,6 @@ service:
   const auto t0 = std::chrono::steady_clock::now();
   collector_->shutdown(std::chrono::seconds(1));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10)) << "a liveness bound";
-  ::close(fd);
 }
 
 // resourcedetection: the env and system detectors' attributes on every document's resource;

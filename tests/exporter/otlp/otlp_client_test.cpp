@@ -13,6 +13,7 @@
 #include "exporter/otlp/test_servers.h"
 #include "gen/workload.h"
 #include "otlp/proto_codec.h"
+#include "support/silent_peer.h"
 
 namespace tern::exporter::otlp {
 namespace {
@@ -300,15 +301,8 @@ TEST(OtlpGrpcClient, EndpointNeedsAValidPort) {
 // socket listening on 127.0.0.1 that nobody accepts from (the kernel completes the
 // handshake and buffers the request; gRPC's HTTP/2 handshake never completes).
 TEST(OtlpClients, CancelEndsARequestInFlight) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), len), 0);
-  ASSERT_EQ(::listen(fd, 16), 0);
-  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
-  const std::string endpoint = "127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  tern::test::SilentPeer peer;
+  const std::string endpoint = peer.endpoint();
   for (const auto protocol : {Protocol::Http, Protocol::Grpc}) {
     SCOPED_TRACE(protocol == Protocol::Http ? "http" : "grpc");
     OtlpClientOptions o;
@@ -328,7 +322,6 @@ TEST(OtlpClients, CancelEndsARequestInFlight) {
     const auto again = client->export_request(pdata::Signal::Logs, logs_request(1));
     EXPECT_FALSE(again.ok);
   }
-  ::close(fd);
 }
 
 // cancel() also ends a retry's back-off: a shutdown does not wait out a Retry-After.
