@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <simdjson.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
