@@ -61,14 +61,19 @@ bool retryable_http(int code) {
   return code == -1 || code == 429 || code == 502 || code == 503 || code == 504;
 }
 
-// "http://host:port/base/" -> ("http://host:port", "/base").
-std::pair<std::string, std::string> split_url(const std::string& url) {
+// "http://host:port/path" -> ("http://host:port", "/path"); the path is "" without one.
+std::pair<std::string, std::string> split_origin(const std::string& url) {
   const auto scheme = url.find("://");
   const auto slash = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
   if (slash == std::string::npos) return {url, ""};
-  std::string base = url.substr(slash);
+  return {url.substr(0, slash), url.substr(slash)};
+}
+
+// "http://host:port/base/" -> ("http://host:port", "/base"): a base the signal paths follow.
+std::pair<std::string, std::string> split_url(const std::string& url) {
+  auto [origin, base] = split_origin(url);
   while (!base.empty() && base.back() == '/') base.pop_back();
-  return {url.substr(0, slash), base};
+  return {std::move(origin), std::move(base)};
 }
 
 class OtlpStage final : public ExporterStage {
@@ -227,10 +232,9 @@ class OtlpStage final : public ExporterStage {
     if (http_) {
       if (const std::string& url = signal_url_[static_cast<std::size_t>(s)]; !url.empty()) {
         // The signal's own URL, as it is (the Collector appends nothing to it).
-        const auto scheme = url.find("://");
-        const auto slash = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
-        o.endpoint = url.substr(0, slash);
-        o.url_path = slash == std::string::npos ? "/" : url.substr(slash);
+        auto [origin, path] = split_origin(url);
+        o.endpoint = std::move(origin);
+        o.url_path = path.empty() ? "/" : std::move(path);
       } else if (options_.endpoint.empty()) {
         throw std::invalid_argument(
             fmt::format("exporter {}: no endpoint for {} (set endpoint or {}_endpoint)", id_, item_name(s),
