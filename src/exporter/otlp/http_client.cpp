@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -27,6 +26,7 @@
 #include "net/string_body.h"
 #include "net/tls_context.h"
 #include "text/endpoint.h"
+#include "text/retry_after.h"
 
 namespace tern::exporter::otlp {
 namespace {
@@ -35,8 +35,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
-
-constexpr std::uint64_t kMaxRetryAfterSeconds = 86'400;
 
 struct ParsedEndpoint {
   std::string host;
@@ -221,16 +219,8 @@ class HttpClient final : public OtlpClient {
       }
       const bool retryable = status == 429 || status == 502 || status == 503 || status == 504;
       st.retry_after = {};
-      if (auto ra = res.find(http::field::retry_after); ra != res.end()) {
-        // Delay-seconds (an HTTP-date is not read: no hint). Capped at a day, as a gRPC
-        // RetryInfo is: secs * 1000 overflowed for a huge value, into an immediate retry.
-        std::uint64_t secs = 0;
-        auto sv = ra->value();
-        const auto r = std::from_chars(sv.data(), sv.data() + sv.size(), secs);
-        if (r.ec == std::errc::result_out_of_range) secs = kMaxRetryAfterSeconds;
-        if ((r.ec == std::errc{} || r.ec == std::errc::result_out_of_range) && secs > 0)
-          st.retry_after = std::chrono::milliseconds(std::min(secs, kMaxRetryAfterSeconds) * 1000);
-      }
+      if (auto ra = res.find(http::field::retry_after); ra != res.end())
+        st.retry_after = text::retry_after_wait(ra->value(), std::chrono::system_clock::now());
       if (retryable && retries_left-- > 0) {
         std::chrono::milliseconds wait = st.retry_after.count() > 0 ? st.retry_after : backoff;
         backoff = std::min(backoff * 2, options_.max_retry_wait);

@@ -1,12 +1,12 @@
 // The OTLP clients against recording in-test servers on loopback.
 #include <gtest/gtest.h>
-
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <zstd.h>
 
 #include <atomic>
+#include <ctime>
 #include <thread>
 
 #include "exporter/otlp/otlp_client.h"
@@ -204,6 +204,27 @@ TEST(OtlpHttpClient, RetryAfterIsCappedAtADay) {
     EXPECT_EQ(st.code, 503);
     EXPECT_EQ(st.retry_after, std::chrono::milliseconds(expected));
   }
+}
+
+// An HTTP-date is a hint too (RFC 9110 10.2.3): it was read as no hint, and the retry came
+// at the exporter's own back-off instead of when the server asked.
+TEST(OtlpHttpClient, RetryAfterAsAnHttpDate) {
+  const std::time_t at = std::time(nullptr) + 60;
+  std::tm tm{};
+  gmtime_r(&at, &tm);
+  char date[64];
+  ASSERT_GT(std::strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm), 0u);
+  test::RecordingHttpServer server;
+  server.script({{503, "", {{"Retry-After", date}}}});
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.code, 503);
+  // 60 s from when the date was written, less the second it may have turned since.
+  EXPECT_GE(st.retry_after, std::chrono::seconds(55)) << date;
+  EXPECT_LE(st.retry_after, std::chrono::seconds(60)) << date;
 }
 
 // A URL without a port has its scheme's (80, 443), as in the Collector's Go client; it was
