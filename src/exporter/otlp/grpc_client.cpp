@@ -21,7 +21,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -151,13 +153,21 @@ class GrpcClient final : public OtlpClient {
       }
       const bool retryable = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
                              status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+      const std::optional<std::chrono::milliseconds> hint = parse_retry_info(status.error_details());
       if (retryable && retries_left > 0) {
-        std::this_thread::sleep_for(backoff);
+        // The server's RetryInfo delay when it gave one, as the HTTP client obeys Retry-After.
+        const std::chrono::milliseconds wait = hint && hint->count() > 0 ? *hint : backoff;
         backoff = std::min(backoff * 2, options_.max_retry_wait);
+        if (!wait_unless_cancelled(std::min(wait, options_.max_retry_wait))) {
+          st.ok = false;
+          st.code = grpc::StatusCode::CANCELLED;
+          st.message = "gRPC " + method + " to " + options_.endpoint + ": cancelled (shutting down)";
+          return st;
+        }
         continue;
       }
       st.ok = false;
-      if (const auto hint = parse_retry_info(status.error_details())) {
+      if (hint) {
         st.retry_info = true;
         st.retry_after = *hint;
       }
@@ -173,11 +183,20 @@ class GrpcClient final : public OtlpClient {
     // The only way to end a call that waits for a connection or an answer before its
     // deadline (or forever, with timeout 0): it then completes with CANCELLED.
     if (current_) current_->TryCancel();
+    cancelled_cv_.notify_all();  // and a retry's back-off ends at once
   }
 
  private:
+  // A retry's back-off: false (cut short) once cancel() was called, so that a shutdown does
+  // not wait out a server's RetryInfo delay.
+  bool wait_unless_cancelled(std::chrono::milliseconds wait) {
+    std::unique_lock l(cancel_mu_);
+    return !cancelled_cv_.wait_for(l, wait, [this] { return cancelled_; });
+  }
+
   OtlpClientOptions options_;
   std::mutex cancel_mu_;
+  std::condition_variable cancelled_cv_;    // with cancel_mu_: cancel() ends a back-off
   grpc::ClientContext* current_ = nullptr;  // the call in progress (under cancel_mu_)
   bool cancelled_ = false;                  // under cancel_mu_
   std::shared_ptr<grpc::Channel> channel_;

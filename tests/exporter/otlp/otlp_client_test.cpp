@@ -468,6 +468,33 @@ TEST(OtlpGrpcClient, RetryInfoWithoutDelayIsReported) {
   EXPECT_FALSE(make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1)).retry_info);
 }
 
+// The client's own retries wait a RetryInfo's delay (it retried after its 100 ms back-off),
+// and cancel() ends that wait: a shutdown does not wait it out (it slept through it).
+TEST(OtlpGrpcClient, RetryWaitsRetryInfoAndCancelEndsIt) {
+  test::RecordingGrpcServer server(grpc::StatusCode::UNAVAILABLE, nullptr,
+                                   status_with_retry_info("\x08\x1e"));  // 30 s
+  OtlpClientOptions o;
+  o.endpoint = server.endpoint();
+  o.max_retries = 1;
+  o.max_retry_wait = std::chrono::seconds(30);
+  auto client = make_otlp_client(o);
+  ExportStatus st;
+  std::thread t([&] { st = client->export_request(pdata::Signal::Logs, logs_request(1)); });
+  for (int i = 0; i < 1000 && server.store().size() == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(server.store().size(), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // past the old 100 ms back-off
+  EXPECT_EQ(server.store().size(), 1u) << "retried before the server's RetryInfo delay";
+  const auto started = std::chrono::steady_clock::now();
+  client->cancel();
+  t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10)) << "liveness bound";
+  EXPECT_FALSE(st.ok);
+  EXPECT_EQ(st.code, static_cast<int>(grpc::StatusCode::CANCELLED));
+  EXPECT_EQ(st.attempts, 1) << st.message;
+  EXPECT_EQ(server.store().size(), 1u);  // not sent again
+}
+
 // A timeout on a reused keep-alive connection is an answer that did not come, not a
 // connection the server had closed: it is the caller's to retry (counted, with back-off),
 // not sent again at once and silently (the server had it, and ingested it twice).
