@@ -135,9 +135,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   config.logs_dynamic_id = flags & 16;
   using tern::encoding::es::MappingMode;
   const bool bodymap = (flags & 32) && !(flags & 128);
-  const bool flat = flags & 128;  // none, or raw with bit 5
+  const bool flat = flags & 128;  // none; raw with bit 5; ecs with bit 0 (and not 5)
   if (bodymap) config.mode = MappingMode::BodyMap;
-  if (flat) config.mode = flags & 32 ? MappingMode::Raw : MappingMode::None;
+  if (flat) config.mode = flags & 32 ? MappingMode::Raw : flags & 1 ? MappingMode::Ecs : MappingMode::None;
   // A small output bound: scopes that cannot fit are rejected whole as output_too_large.
   if (flags & 64) config.max_output_bytes = 1024;
   using tern::encoding::EncodeReject;
@@ -146,12 +146,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   };
 
   // The mode of a scope: its non-empty string `elastic.mapping.mode` attribute, else the
-  // configured one. 0 otel, 1 bodymap, 2 a mode the encoder does not have, 3 none or raw.
+  // configured one. 0 otel, 1 bodymap, 2 a mode the encoder does not have, 3 none, raw or ecs.
   const auto mode_of = [bodymap, flat](const InstrumentationScope& scope) {
     const AnyValue* v = find_attribute(scope.attributes, "elastic.mapping.mode");
     if (!v || v->kind != ValueKind::String || v->string_value.empty()) return bodymap ? 1 : flat ? 3 : 0;
     const std::string_view m = v->string_value;
-    return m == "otel" ? 0 : m == "bodymap" ? 1 : m == "none" || m == "raw" ? 3 : 2;
+    return m == "otel" ? 0 : m == "bodymap" ? 1 : m == "none" || m == "raw" || m == "ecs" ? 3 : 2;
   };
 
   if (LogsData logs; !tern::otlp::decode_logs_proto(in, logs, opt)) {
@@ -196,7 +196,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
         for (const auto& s : ss.spans) docs += 1 + (mode == 0 ? s.events.size() : 0);
       }
     require(b.size() + rejected(b, EncodeReject::OutputTooLarge) == docs,
-            "not one item per span and span event (otel) or per span (none, raw)");
+            "not one item per span and span event (otel) or per span (none, raw, ecs)");
     if (flat) require_unique_keys(b);
     require(rejected(b, EncodeReject::UnsupportedMode) == unsupported, "unsupported spans not counted");
   }

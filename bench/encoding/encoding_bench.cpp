@@ -1,7 +1,7 @@
 // Encode/<signal>/<impl>/<size> and Memcpy/<size> (shared/spec/benchmarks.md), plus
 // EncodeTraced/logs/<impl>/<size> (log records with their own timestamps and trace context),
 // EncodeBodyMap/<impl>/<size> (the bodymap mapping mode), EncodeMode/<signal>/<mode>/<impl>/<size>
-// (the none and raw mapping modes), Escape/<text>/<impl> and Bound/logs/<variant>/<size>
+// (the none, raw and ecs mapping modes), Escape/<text>/<impl> and Bound/logs/<variant>/<size>
 // (bound_sketch.h: how fast this design can go at all), PairedMemcpy/logs/<size> (the
 // encoder against the memcpy of its output, timed in alternation).
 // Input batches are built once; encoder and output batch are reused across
@@ -141,15 +141,16 @@ EncoderConfig mode_config(tern::encoding::es::MappingMode mode) {
   return c;
 }
 
-// EncodeMode/<signal>/<none|raw>/<direct|objmodel>/<size>: the logs and traces workloads in
-// the Collector's original document shape (Tern's addition, not in the spec's contract).
-// objmodel builds each document as the Collector does: fields, sort, de-duplicate, nest.
+// EncodeMode/<signal>/<none|raw|ecs>/<direct|objmodel>/<size>: the logs and traces workloads
+// in the Collector's original document shape and in its ECS shape (Tern's addition, not in
+// the spec's contract). objmodel builds each document as the Collector does: fields, sort,
+// de-duplicate, nest.
 void register_modes(const std::string& sz, std::size_t n, const std::shared_ptr<tern::pdata::LogsData>& logs,
                     const std::shared_ptr<tern::pdata::TracesData>& traces) {
   using tern::bench::ObjModelEncoder;
   using tern::encoding::es::MappingMode;
-  for (const auto& [name, mode] :
-       {std::pair{"none", MappingMode::None}, std::pair{"raw", MappingMode::Raw}}) {
+  for (const auto& [name, mode] : {std::pair{"none", MappingMode::None}, std::pair{"raw", MappingMode::Raw},
+                                   std::pair{"ecs", MappingMode::Ecs}}) {
     const std::string m = name;
     const EncoderConfig c = mode_config(mode);
     benchmark::RegisterBenchmark(

@@ -140,6 +140,7 @@ void ObjModelEncoder::encode_logs(const LogsData& logs, encoding::EncodedBatch& 
   if (config_.mode == es::MappingMode::BodyMap) return encode_logs_bodymap(logs, out);
   if (config_.mode == es::MappingMode::None || config_.mode == es::MappingMode::Raw)
     return encode_logs_flat(logs, out);
+  if (config_.mode == es::MappingMode::Ecs) return encode_logs_ecs(logs, out);
   es::Route route;
   for (const auto& rl : logs.resource_logs)
     for (const auto& sl : rl.scope_logs)
@@ -184,6 +185,7 @@ void ObjModelEncoder::encode_logs(const LogsData& logs, encoding::EncodedBatch& 
 void ObjModelEncoder::encode_traces(const TracesData& traces, encoding::EncodedBatch& out) {
   if (config_.mode == es::MappingMode::None || config_.mode == es::MappingMode::Raw)
     return encode_traces_flat(traces, out);
+  if (config_.mode == es::MappingMode::Ecs) return encode_traces_ecs(traces, out);
   static const char* kinds[] = {"Unspecified", "Internal", "Server", "Client", "Producer", "Consumer"};
   es::Route route;
   for (const auto& rs : traces.resource_spans)

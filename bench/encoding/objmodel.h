@@ -4,7 +4,7 @@
 // way an intermediate-object-model exporter would. Covers the rules the
 // benchmark and the equivalence test use; geo merging is not implemented. With
 // MappingMode::BodyMap, logs are the bodymap documents (the map body as the tree); with
-// None or Raw, logs and spans are built as the Collector builds them (objmodel_flat.cpp).
+// None, Raw or Ecs, logs and spans are built as the Collector builds them (objmodel_flat.cpp).
 #include "encoding/elasticsearch/encoder.h"
 
 namespace tern::bench {
@@ -20,6 +20,8 @@ class ObjModelEncoder {
   void encode_logs_bodymap(const pdata::LogsData& logs, encoding::EncodedBatch& out);
   void encode_logs_flat(const pdata::LogsData& logs, encoding::EncodedBatch& out);
   void encode_traces_flat(const pdata::TracesData& traces, encoding::EncodedBatch& out);
+  void encode_logs_ecs(const pdata::LogsData& logs, encoding::EncodedBatch& out);
+  void encode_traces_ecs(const pdata::TracesData& traces, encoding::EncodedBatch& out);
   encoding::es::EncoderConfig config_;
 };
 

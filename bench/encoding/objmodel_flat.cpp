@@ -1,4 +1,4 @@
-// The objmodel baseline for the none and raw modes: the OpenTelemetry Collector's own
+// The objmodel baseline for the none, raw and ecs modes: the OpenTelemetry Collector's own
 // approach written plainly — a vector of (flattened key, value) fields per document,
 // sorted, de-duplicated, turned into a nested nlohmann tree (de-dotting) and dumped.
 #include <algorithm>
@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "encoding/elasticsearch/ecs_fields.h"
 #include "encoding/elasticsearch/flat_document.h"
 #include "objmodel.h"
 #include "objmodel_item.h"
@@ -152,7 +153,101 @@ const char* kind_name(SpanKind k) {
   return i < std::size(names) ? names[i] : nullptr;
 }
 
+// ecs: `attrs` through a conversion table, as the Collector's encodeAttributesECSMode.
+template <std::size_t N>
+void add_converted(Doc& d, const Attributes& attrs, const es::ecs::EcsConversion (&table)[N],
+                   std::string_view queue_key = {}) {
+  for (const auto& kv : attrs) {
+    const auto* c = es::ecs::find_conversion(table, kv.key);
+    if (!c) {
+      add_value(d, "", kv.key, kv.value);
+    } else if (!c->skip) {
+      const std::string_view to = c->to.empty() ? queue_key : c->to;
+      if (!c->unless_present || !es::ecs::find(attrs, to)) add_value(d, "", to, kv.value);
+      if (c->preserve) add_value(d, "", kv.key, kv.value);
+    }
+  }
+}
+
+void add_string(Doc& d, const char* key, std::string_view v) {
+  if (!v.empty()) d.push_back({key, std::string(v)});
+}
+
+void ecs_data_stream(Doc& d, const es::Route& route) {
+  if (!route.data_stream) return;
+  add_string(d, "data_stream.type", route.type);
+  add_string(d, "data_stream.dataset", route.dataset);
+  add_string(d, "data_stream.namespace", route.ns);
+}
+
 }  // namespace
+
+void ObjModelEncoder::encode_logs_ecs(const LogsData& logs, encoding::EncodedBatch& out) {
+  es::Route route;
+  for (const auto& rl : logs.resource_logs)
+    for (const auto& sl : rl.scope_logs)
+      for (const auto& r : sl.log_records) {
+        es::resolve_legacy_route(config_.logs_index, "logs", &r.attributes, sl.scope, rl.resource.attributes,
+                                 route);
+        const Attributes& res = rl.resource.attributes;
+        Doc d;
+        add_converted(d, res, es::ecs::kResourceConversions);
+        add_attributes(d, "", sl.scope.attributes);
+        add_converted(d, r.attributes, es::ecs::kLogConversions);
+        ecs_data_stream(d, route);
+        std::string agent;
+        es::ecs::agent_name(res, agent);
+        add_string(d, "agent.name", agent);
+        add_string(d, "agent.version", es::ecs::agent_version(res));
+        add_string(d, "host.os.type", es::ecs::host_os_type(res));
+        d.push_back(
+            {"@timestamp", timestamp(r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano)});
+        if (!is_zero(r.trace_id)) d.push_back({"trace.id", hex(r.trace_id.data(), 16)});
+        if (!is_zero(r.span_id)) d.push_back({"span.id", hex(r.span_id.data(), 8)});
+        if (r.severity_number) d.push_back({"event.severity", r.severity_number});
+        add_string(d, "log.level", r.severity_text);
+        if (r.body.kind == ValueKind::String) d.push_back({"message", std::string(r.body.string_value)});
+        append_item(out, Json{{"create", {{"_index", route.index}}}}, tree(d), 1);
+      }
+}
+
+void ObjModelEncoder::encode_traces_ecs(const TracesData& traces, encoding::EncodedBatch& out) {
+  es::Route route;
+  for (const auto& rs : traces.resource_spans)
+    for (const auto& ss : rs.scope_spans)
+      for (const auto& s : ss.spans) {
+        es::resolve_legacy_route(config_.traces_index, "traces", &s.attributes, ss.scope,
+                                 rs.resource.attributes, route);
+        Doc d;
+        add_converted(d, rs.resource.attributes, es::ecs::kResourceConversions);
+        add_attributes(d, "", ss.scope.attributes);
+        const bool transaction =
+            es::ecs::str(es::ecs::find(s.attributes, "processor.event")) == "transaction";
+        add_converted(d, s.attributes, es::ecs::kSpanConversions,
+                      transaction ? "transaction.message.queue.name" : "span.message.queue.name");
+        add_string(d, "host.os.type", es::ecs::host_os_type(rs.resource.attributes));
+        ecs_data_stream(d, route);
+        d.push_back({"@timestamp", timestamp(s.start_time_unix_nano)});
+        if (!is_zero(s.trace_id)) d.push_back({"trace.id", hex(s.trace_id.data(), 16)});
+        if (!is_zero(s.span_id)) d.push_back({"span.id", hex(s.span_id.data(), 8)});
+        add_string(d, "span.name", s.name);
+        if (!is_zero(s.parent_span_id)) d.push_back({"parent.id", hex(s.parent_span_id.data(), 8)});
+        if (s.status.code == StatusCode::Ok) d.push_back({"event.outcome", "success"});
+        if (s.status.code == StatusCode::Error) d.push_back({"event.outcome", "failure"});
+        if (!s.links.empty()) {
+          Json links = Json::array();
+          for (const auto& l : s.links) {
+            Doc link;
+            if (!is_zero(l.trace_id)) link.push_back({"trace.id", hex(l.trace_id.data(), 16)});
+            if (!is_zero(l.span_id)) link.push_back({"span.id", hex(l.span_id.data(), 8)});
+            links.push_back(link.empty() ? Json() : tree(link));
+          }
+          d.push_back({"span.links", links});
+        }
+        add_string(d, "span.kind", es::ecs::span_kind(s.kind));
+        append_item(out, Json{{"create", {{"_index", route.index}}}}, tree(d), 1);
+      }
+}
 
 void ObjModelEncoder::encode_logs_flat(const LogsData& logs, encoding::EncodedBatch& out) {
   const bool raw = config_.mode == es::MappingMode::Raw;

@@ -182,8 +182,9 @@ const RegisterCommand kConvertCommand{
       cmd->add_option("-o,--output", args->output, "Output file ('-' = stdout)");
       cmd->add_option("--mapping", args->mapping,
                       "es-bulk mapping mode: otel; bodymap (logs only: a map body is the document); "
-                      "none or raw (logs and traces in the Collector's original shape)")
-          ->check(CLI::IsMember({"otel", "bodymap", "none", "raw"}))
+                      "none or raw (logs and traces in the Collector's original shape); "
+                      "ecs (logs and traces with Elastic Common Schema field names)")
+          ->check(CLI::IsMember({"otel", "bodymap", "none", "raw", "ecs"}))
           ->capture_default_str();
       cmd->add_option("--logs-index", args->write.es.logs_index,
                       "es-bulk: static index for logs (default: routed)");

@@ -243,7 +243,7 @@ struct ElasticsearchExporterConfig {
   std::string password;
   std::string api_key;
   TlsClientConfig tls;
-  std::string mapping_mode = "otel";  // otel | bodymap | none | raw (encoding::es::MappingMode)
+  std::string mapping_mode = "otel";  // otel | bodymap | none | raw | ecs (encoding::es::MappingMode)
   // Modes a scope's `elastic.mapping.mode` attribute may ask for; empty: every mode.
   std::vector<std::string> mapping_allowed_modes;
   std::string logs_index;

@@ -1378,7 +1378,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
   decode_tls(ctx, r, c.tls);
   {
     MapReader m(ctx, r.get("mapping"), r.sub_path("mapping"));
-    const std::vector<std::string> modes = {"otel", "bodymap", "none", "raw"};  // the encoder's
+    const std::vector<std::string> modes = {"otel", "bodymap", "none", "raw", "ecs"};  // the encoder's
     m.one_of("mode", c.mapping_mode, modes);
     m.strings("allowed_modes", c.mapping_allowed_modes);
     for (const auto& name : c.mapping_allowed_modes)
@@ -1731,7 +1731,7 @@ void narrow_signals(const Exporter& e, Defined& d) {
   if (es && es->mapping_mode == "bodymap") {
     d.signals = {Signal::kLogs};
     d.signals_note = ": mapping.mode bodymap encodes logs only";
-  } else if (es && (es->mapping_mode == "none" || es->mapping_mode == "raw")) {
+  } else if (es && (es->mapping_mode == "none" || es->mapping_mode == "raw" || es->mapping_mode == "ecs")) {
     d.signals = {Signal::kLogs, Signal::kTraces};
     d.signals_note = ": mapping.mode " + es->mapping_mode + " encodes logs and traces only";
   }

@@ -83,7 +83,7 @@ struct Collector::Impl {
     if (const auto* es = std::get_if<config::ElasticsearchExporterConfig>(&c->settings)) {
       if (!encoding::es::parse_mapping_mode(es->mapping_mode))
         throw BuildError("exporter \"" + id + "\": mapping.mode \"" + es->mapping_mode +
-                         "\" is not supported (otel, bodymap, none, raw)");
+                         "\" is not supported (otel, bodymap, none, raw, ecs)");
       try {
         stage = pipeline::make_elasticsearch_stage(id, *es, batch);
       } catch (const std::exception& e) {  // e.g. a disk queue directory that cannot be used

@@ -142,9 +142,27 @@ TEST_F(Convert, EsBulkBodyMapWritesTheMapBodiesAsDocuments) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "{\"create\":{\"_index\":\"logs-generic-default\"}}\n{\"k\":true}\n");
 
-  r = convert("--signal logs --from otlp-json --to es-bulk --mapping ecs", in);
+  r = convert("--signal logs --from otlp-json --to es-bulk --mapping ECS", in);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--mapping"), std::string::npos) << r.err;
+}
+
+TEST_F(Convert, EsBulkEcsWritesEcsFieldNames) {
+  constexpr std::string_view in =
+      R"({"resourceLogs":[{"resource":{"attributes":[{"key":"host.name","value":{"stringValue":"h1"}}]},)"
+      R"("scopeLogs":[{"logRecords":[{"timeUnixNano":"1700000000000000000","severityText":"WARN",)"
+      R"("body":{"stringValue":"hi"}}]}]}]})";
+  auto r = convert("--signal logs --from otlp-json --to es-bulk --mapping ecs", in);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "{\"create\":{\"_index\":\"logs-generic-default\"}}\n"
+            R"({"@timestamp":"2023-11-14T22:13:20.000000000Z","agent":{"name":"otlp"},)"
+            R"("data_stream":{"dataset":"generic","namespace":"default","type":"logs"},)"
+            R"("host":{"hostname":"h1","name":"h1"},"log":{"level":"WARN"},"message":"hi"})"
+            "\n");
+  r = convert("--signal traces --from otlp-json --to es-bulk --mapping ecs", kTraces);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\"create\":{\"_index\":\"traces-generic-default\"}}\n", 0), 0u) << r.out;
 }
 
 TEST_F(Convert, EsBulkNoneAndRawWriteTheCollectorsOriginalShape) {

@@ -800,8 +800,8 @@ service:
                   "\"metrics\"): mapping.mode bodymap encodes logs only"));
 }
 
-TEST(Problems, NoneAndRawExportersTakeLogsAndTraces) {
-  for (const std::string mode : {"none", "raw"}) {
+TEST(Problems, NoneRawAndEcsExportersTakeLogsAndTraces) {
+  for (const std::string mode : {"none", "raw", "ecs"}) {
     const std::string config = R"(
 receivers:
   otlp:
@@ -843,13 +843,14 @@ service:
   ASSERT_THAT(messages(r), IsEmpty());
   EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_allowed_modes,
             (std::vector<std::string>{"none", "otel"}));
-  r = load(head + "    mapping: {allowed_modes: [otel, ecs, bodymapp]}" + tail);
+  r = load(head + "    mapping: {allowed_modes: [otel, ecs, logsdb, bodymapp]}" + tail);
   EXPECT_THAT(
       messages(r),
-      ElementsAre("t.yaml:7:30: error: exporters.elasticsearch.mapping.allowed_modes: invalid value \"ecs\" "
-                  "(expected one of: otel, bodymap, none, raw)",
-                  "t.yaml:7:30: error: exporters.elasticsearch.mapping.allowed_modes: invalid value "
-                  "\"bodymapp\" (expected one of: otel, bodymap, none, raw) (did you mean \"bodymap\"?)"));
+      ElementsAre(
+          "t.yaml:7:30: error: exporters.elasticsearch.mapping.allowed_modes: invalid value \"logsdb\" "
+          "(expected one of: otel, bodymap, none, raw, ecs)",
+          "t.yaml:7:30: error: exporters.elasticsearch.mapping.allowed_modes: invalid value "
+          "\"bodymapp\" (expected one of: otel, bodymap, none, raw, ecs) (did you mean \"bodymap\"?)"));
   r = load(head + "    mapping: {allowed_modes: [bodymap]}" + tail);
   EXPECT_THAT(messages(r),
               ElementsAre("t.yaml:7:30: error: exporters.elasticsearch.mapping: mode \"otel\" is not "
@@ -960,7 +961,7 @@ exporters:
     endpoints: []
     user: u
     api_key: k
-    mapping: {mode: ecs}
+    mapping: {mode: logsdb}
     sending_queue: {enabled: true, type: disk, directory: /q, max_size: 1MB, segment_size: 2MB, sync: interval,
                     sync_interval: 0s}
   otlp:
@@ -1005,8 +1006,9 @@ extensions:
           "t.yaml:39:48: error: exporters.elasticsearch/2.sending_queue: queue_size must be greater than 0",
           "t.yaml:41:16: error: exporters.elasticsearch/3: endpoint or endpoints must not be empty",
           "t.yaml:43:14: error: exporters.elasticsearch/3: set user/password or api_key, not both",
-          "t.yaml:44:21: error: exporters.elasticsearch/3.mapping.mode: invalid value \"ecs\" (expected one "
-          "of: otel, bodymap, none, raw)",
+          "t.yaml:44:21: error: exporters.elasticsearch/3.mapping.mode: invalid value \"logsdb\" (expected "
+          "one "
+          "of: otel, bodymap, none, raw, ecs)",
           "t.yaml:45:92: error: exporters.elasticsearch/3.sending_queue: segment_size must not be larger "
           "than max_size",
           "t.yaml:46:36: error: exporters.elasticsearch/3.sending_queue: sync_interval must be greater than "

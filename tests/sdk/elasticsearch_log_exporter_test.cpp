@@ -238,15 +238,16 @@ TEST_F(EsExporterTest, RecordsTheEncoderDropsFailTheExport) {
   StartSink();
   ElasticsearchLogExporter exporter(Options());
   const InstrumentationScope good{"good", "", "", {}};
-  const InstrumentationScope ecs{"ecs", "", "", {OwnedAttribute(Attribute{"elastic.mapping.mode", "ecs"})}};
+  const InstrumentationScope unknown{
+      "unknown", "", "", {OwnedAttribute(Attribute{"elastic.mapping.mode", "logsdb"})}};
   LogRecord r;
   r.SetBody("x");
-  const LogRecordEntry mixed[] = {{&good, &r}, {&ecs, &r}, {&good, &r}};
+  const LogRecordEntry mixed[] = {{&good, &r}, {&unknown, &r}, {&good, &r}};
   Resource resource;
   EXPECT_EQ(exporter.Export(LogRecordBatchView(resource, mixed)), ExportResult::kFailure);
   EXPECT_EQ(exporter.stats().indexed, 2u);
   EXPECT_EQ(exporter.stats().failed, 1u);
-  const LogRecordEntry only_dropped[] = {{&ecs, &r}};
+  const LogRecordEntry only_dropped[] = {{&unknown, &r}};
   EXPECT_EQ(exporter.Export(LogRecordBatchView(resource, only_dropped)), ExportResult::kFailure);
   EXPECT_EQ(exporter.stats().failed, 2u);
   EXPECT_EQ(sink_->count("logs-*"), 2);

@@ -700,6 +700,7 @@ std::optional<MappingMode> parse_mapping_mode(std::string_view name) {
   if (name == "bodymap") return MappingMode::BodyMap;
   if (name == "none") return MappingMode::None;
   if (name == "raw") return MappingMode::Raw;
+  if (name == "ecs") return MappingMode::Ecs;
   return std::nullopt;
 }
 
@@ -1247,9 +1248,11 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
       if (const std::optional<MappingMode> mode = scope_mode(sl.scope); mode != MappingMode::Otel) {
         if (mode == MappingMode::BodyMap)
           encode_scope_logs_bodymap(w, w.size() - base, rl, sl, out);
+        else if (mode == MappingMode::Ecs)
+          encode_scope_logs_ecs(w, w.size() - base, rl, sl, out);
         else if (mode)
           encode_scope_logs_flat(w, w.size() - base, *mode, rl, sl, out);
-        else  // a mode this encoder does not have (ecs, ...)
+        else  // a mode this encoder does not have, or one the config does not allow
           out.stats.count(EncodeReject::UnsupportedMode, sl.log_records.size());
         continue;
       }
@@ -1360,6 +1363,8 @@ void Encoder::encode_traces_into(const pdata::TracesData& traces, EncodedBatch& 
       if (const std::optional<MappingMode> mode = scope_mode(ss.scope); mode != MappingMode::Otel) {
         if (mode == MappingMode::None || mode == MappingMode::Raw)
           encode_scope_spans_flat(w, w.size() - base, *mode, rs, ss, out);
+        else if (mode == MappingMode::Ecs)
+          encode_scope_spans_ecs(w, w.size() - base, rs, ss, out);
         else  // bodymap is for logs only
           out.stats.count(EncodeReject::UnsupportedMode, ss.spans.size());
         continue;
@@ -1586,7 +1591,7 @@ void Encoder::encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatc
   for (const auto& rm : metrics.resource_metrics) {
     cache_resource(rm.resource, rm.schema_url, true);
     for (const auto& sm : rm.scope_metrics) {
-      if (scope_mode(sm.scope) != MappingMode::Otel) {  // bodymap, none and raw: logs and spans only
+      if (scope_mode(sm.scope) != MappingMode::Otel) {  // bodymap, none, raw and ecs: logs and spans only
         std::uint64_t points = 0;
         for (const auto& m : sm.metrics) points += m.point_count();
         out.stats.count(EncodeReject::UnsupportedMode, points);

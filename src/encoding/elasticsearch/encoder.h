@@ -42,8 +42,12 @@ class FlatDocument;
 //  - Raw: None without the `Attributes.` and `Events.` prefixes.
 // A scope's `elastic.mapping.mode` attribute overrides the configured mode for its items
 // (Encoder::scope_mode).
-enum class MappingMode : std::uint8_t { Otel, BodyMap, None, Raw };
-// "otel" | "bodymap" | "none" | "raw"; nullopt for any other name.
+//  - Ecs: logs and spans with semantic-convention names mapped to Elastic Common Schema
+//    fields (`host.name` -> `host.hostname`, the body -> `message`, ...), as the
+//    Collector's ecs mode writes them (ecs_mode.cpp); FlatDocuments routed as none's. Data
+//    points are rejected (unsupported_mode).
+enum class MappingMode : std::uint8_t { Otel, BodyMap, None, Raw, Ecs };
+// "otel" | "bodymap" | "none" | "raw" | "ecs"; nullopt for any other name.
 std::optional<MappingMode> parse_mapping_mode(std::string_view name);
 
 struct EncoderConfig {
@@ -210,6 +214,16 @@ class Encoder {
   void encode_scope_spans_flat(JsonWriter& w, std::size_t written, MappingMode mode,
                                const pdata::ResourceSpans& rs, const pdata::ScopeSpans& ss,
                                EncodedBatch& out);
+  // The ecs mode (ecs_mode.cpp).
+  void encode_scope_logs_ecs(JsonWriter& w, std::size_t written, const pdata::ResourceLogs& rl,
+                             const pdata::ScopeLogs& sl, EncodedBatch& out);
+  void encode_scope_spans_ecs(JsonWriter& w, std::size_t written, const pdata::ResourceSpans& rs,
+                              const pdata::ScopeSpans& ss, EncodedBatch& out);
+  // ecs_agent_name_, ecs_agent_version_ and ecs_os_type_ for a resource's documents.
+  void prepare_ecs_scope(const pdata::Resource& resource);
+  void add_ecs_resource_and_scope(FlatDocument& doc, const pdata::Resource& resource,
+                                  const pdata::InstrumentationScope& scope);
+  std::string_view ecs_links_json(const pdata::Vec<pdata::SpanLink>& links);
   // flat_resource_ and flat_scope_ for the scope about to be written.
   void render_flat_scope(const pdata::Resource& resource, const pdata::InstrumentationScope& scope);
   void add_resource(FlatDocument& doc, bool merge, const pdata::Resource& resource);
@@ -286,6 +300,10 @@ class Encoder {
   std::string flat_resource_, flat_scope_;  // `{...}` per scope: the Resource and Scope objects
   std::vector<std::vector<const pdata::KeyValue*>> sorted_keys_;  // per nesting depth (links_json)
   std::string event_key_;
+  // ecs mode, per resource (prepare_ecs_scope); the views point into its attributes
+  std::string ecs_agent_name_;
+  std::string_view ecs_agent_version_, ecs_os_type_;
+  std::string ecs_links_;  // a span's `span.links` as JSON text
 };
 
 }  // namespace tern::encoding::es

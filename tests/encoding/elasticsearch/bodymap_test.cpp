@@ -17,7 +17,7 @@ TEST(EsBodyMap, ParsesItsName) {
   EXPECT_EQ(parse_mapping_mode("otel"), MappingMode::Otel);
   EXPECT_EQ(parse_mapping_mode("bodymap"), MappingMode::BodyMap);
   EXPECT_FALSE(parse_mapping_mode("BodyMap"));
-  EXPECT_FALSE(parse_mapping_mode("ecs"));
+  EXPECT_FALSE(parse_mapping_mode("logsdb"));
   EXPECT_FALSE(parse_mapping_mode(""));
 }
 
@@ -167,7 +167,7 @@ TEST(EsBodyMap, TheScopeAttributeChoosesTheModePerScope) {
   add_scope("bodymap");
   add_scope(nullptr);             // no attribute: the configured mode
   add_scope("");                  // empty: the configured mode
-  add_scope("ecs");               // a mode Tern does not have: rejected, not guessed
+  add_scope("logsdb");            // a mode Tern does not have: rejected, not guessed
   add_scope("otel");
 
   EncodedBatch b;

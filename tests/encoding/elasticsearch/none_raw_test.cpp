@@ -32,7 +32,7 @@ TEST(EsNoneRaw, ParsesTheirNames) {
   EXPECT_EQ(parse_mapping_mode("none"), MappingMode::None);
   EXPECT_EQ(parse_mapping_mode("raw"), MappingMode::Raw);
   EXPECT_FALSE(parse_mapping_mode("None"));
-  EXPECT_FALSE(parse_mapping_mode("ecs"));
+  EXPECT_FALSE(parse_mapping_mode("ECS"));
 }
 
 TEST(EsNoneRaw, TimestampsAreRfc3339WithNineFractionDigits) {

@@ -141,9 +141,9 @@ TEST(EsObjModel, RichBodyMapBatchMatches) {
   EXPECT_EQ(action(x, 1), Json::parse(R"({"create":{"_id":"id-2","_index":"metrics-web_access-default"}})"));
 }
 
-// The none and raw modes against the Collector's way of building them (sort, de-duplicate,
-// nest a tree), on the benchmark workloads and on keys that need every rule.
-TEST(EsObjModel, NoneAndRawModesMatch) {
+// The none, raw and ecs modes against the Collector's way of building them (sort,
+// de-duplicate, nest a tree), on the benchmark workloads and on keys that need every rule.
+TEST(EsObjModel, NoneRawAndEcsModesMatch) {
   LogsData rich;
   auto& a = rich.arena;
   auto& rl = rich.resource_logs.emplace_back(a);
@@ -170,7 +170,15 @@ TEST(EsObjModel, NoneAndRawModesMatch) {
                               AnyValue::bytes("\x01"), AnyValue{}, array(a, {})}))})));
   r.body = kvlist(a, {kv(a, "msg", s(a, "line\n\ttab")), kv(a, "n", AnyValue::integer(-1))});
   sl.log_records.emplace_back(a).attributes.push_back(kv(a, "data_stream.dataset", s(a, "App")));
-  for (const MappingMode mode : {MappingMode::None, MappingMode::Raw}) {
+  // ecs: conversions, the fields ECS derives, and record fields beside attributes of their name
+  rl.resource.attributes.push_back(kv(a, "host.name", s(a, "h")));
+  rl.resource.attributes.push_back(kv(a, "telemetry.sdk.language", s(a, "go")));
+  rl.resource.attributes.push_back(kv(a, "os.type", s(a, "aix")));
+  r.attributes.push_back(kv(a, "exception.type", s(a, "E")));
+  r.attributes.push_back(kv(a, "log.level", s(a, "attr")));
+  r.severity_text = "WARN";
+  r.severity_number = 13;
+  for (const MappingMode mode : {MappingMode::None, MappingMode::Raw, MappingMode::Ecs}) {
     EncoderConfig cfg;
     cfg.mode = mode;
     for (std::size_t n : {1u, 10u, 100u}) {
@@ -197,6 +205,34 @@ TEST(EsObjModel, NoneAndRawModesMatch) {
     ASSERT_EQ(x.size(), 2u);
     expect_same(x, y);
   }
+  // ecs spans: their conversions, links (one with no ids: null), kind and outcome
+  TracesData spans;
+  auto& ta = spans.arena;
+  auto& rs = spans.resource_spans.emplace_back(ta);
+  rs.resource.attributes.push_back(kv(ta, "k8s.pod.name", s(ta, "p")));
+  auto& ss = rs.scope_spans.emplace_back(ta);
+  ss.scope.attributes.push_back(kv(ta, "lib", AnyValue::integer(1)));
+  for (const char* event : {"transaction", "span"}) {
+    auto& sp = ss.spans.emplace_back(ta);
+    sp.span_id[0] = 1;
+    sp.parent_span_id[7] = 2;
+    sp.kind = SpanKind::Producer;
+    sp.status.code = StatusCode::Ok;
+    sp.attributes.push_back(kv(ta, "processor.event", s(ta, event)));
+    sp.attributes.push_back(kv(ta, "messaging.destination.name", s(ta, "q")));
+    sp.attributes.push_back(kv(ta, "db.system", s(ta, "redis")));
+    sp.links.emplace_back(ta).trace_id[0] = 9;
+    sp.links.emplace_back(ta);
+  }
+  EncoderConfig ecs;
+  ecs.mode = MappingMode::Ecs;
+  EncodedBatch x, y;
+  Encoder(ecs).encode_traces(spans, x);
+  tern::bench::ObjModelEncoder(ecs).encode_traces(spans, y);
+  expect_valid(x);
+  expect_no_duplicate_keys(x);
+  ASSERT_EQ(x.size(), 2u);
+  expect_same(x, y);
 }
 
 }  // namespace
