@@ -173,11 +173,13 @@ void add_string(Doc& d, const char* key, std::string_view v) {
   if (!v.empty()) d.push_back({key, std::string(v)});
 }
 
-void ecs_data_stream(Doc& d, const es::Route& route) {
+// The Collector's addDataStreamAttributes: under `prefix` (none: "Attributes"), for a data stream.
+void data_stream_fields(Doc& d, const std::string& prefix, const es::Route& route) {
   if (!route.data_stream) return;
-  add_string(d, "data_stream.type", route.type);
-  add_string(d, "data_stream.dataset", route.dataset);
-  add_string(d, "data_stream.namespace", route.ns);
+  const std::string p = prefix.empty() ? "" : prefix + ".";
+  add_string(d, (p + "data_stream.type").c_str(), route.type);
+  add_string(d, (p + "data_stream.dataset").c_str(), route.dataset);
+  add_string(d, (p + "data_stream.namespace").c_str(), route.ns);
 }
 
 }  // namespace
@@ -194,7 +196,7 @@ void ObjModelEncoder::encode_logs_ecs(const LogsData& logs, encoding::EncodedBat
         add_converted(d, res, es::ecs::kResourceConversions);
         add_attributes(d, "", sl.scope.attributes);
         add_converted(d, r.attributes, es::ecs::kLogConversions);
-        ecs_data_stream(d, route);
+        data_stream_fields(d, "", route);
         std::string agent;
         es::ecs::agent_name(res, agent);
         add_string(d, "agent.name", agent);
@@ -226,7 +228,7 @@ void ObjModelEncoder::encode_traces_ecs(const TracesData& traces, encoding::Enco
         add_converted(d, s.attributes, es::ecs::kSpanConversions,
                       transaction ? "transaction.message.queue.name" : "span.message.queue.name");
         add_string(d, "host.os.type", es::ecs::host_os_type(rs.resource.attributes));
-        ecs_data_stream(d, route);
+        data_stream_fields(d, "", route);
         d.push_back({"@timestamp", timestamp(s.start_time_unix_nano)});
         if (!is_zero(s.trace_id)) d.push_back({"trace.id", hex(s.trace_id.data(), 16)});
         if (!is_zero(s.span_id)) d.push_back({"span.id", hex(s.span_id.data(), 8)});
@@ -267,6 +269,7 @@ void ObjModelEncoder::encode_logs_flat(const LogsData& logs, encoding::EncodedBa
         d.push_back({"SeverityNumber", r.severity_number});
         add_value(d, "", "Body", r.body);
         add_attributes(d, raw ? "" : "Attributes", r.attributes);
+        data_stream_fields(d, raw ? "" : "Attributes", route);
         add_attributes(d, "Resource", rl.resource.attributes);
         scope_fields(d, sl.scope);
         append_item(out, Json{{"create", {{"_index", route.index}}}}, tree(d), 1);
@@ -301,6 +304,7 @@ void ObjModelEncoder::encode_traces_flat(const TracesData& traces, encoding::Enc
         }
         d.push_back({"Link", links.dump()});
         add_attributes(d, raw ? "" : "Attributes", s.attributes);
+        data_stream_fields(d, raw ? "" : "Attributes", route);
         add_attributes(d, "Resource", rs.resource.attributes);
         for (const auto& e : s.events) {
           const std::string name = (raw ? "" : "Events.") + std::string(e.name);

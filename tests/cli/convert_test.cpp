@@ -174,12 +174,17 @@ TEST_F(Convert, EsBulkNoneAndRawWriteTheCollectorsOriginalShape) {
   EXPECT_EQ(
       r.out,
       "{\"create\":{\"_index\":\"logs-generic-default\"}}\n"
-      R"({"@timestamp":"2023-11-14T22:13:20.000000000Z","Attributes":{"http":{"status":200}},"Body":"hi",)"
+      R"({"@timestamp":"2023-11-14T22:13:20.000000000Z",)"
+      R"("Attributes":{"data_stream":{"dataset":"generic","namespace":"default","type":"logs"},"http":{"status":200}},"Body":"hi",)"
       R"("Scope":{"name":"","version":""},"SeverityNumber":0,"TraceFlags":0})"
       "\n");
   r = convert("--signal logs --from otlp-json --to es-bulk --mapping raw", in);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find(R"("TraceFlags":0,"http":{"status":200}})"), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find(R"("TraceFlags":0,"data_stream":{"dataset":"generic","namespace":"default","type":"logs"},)"
+                 R"("http":{"status":200}})"),
+      std::string::npos)
+      << r.out;
 
   r = convert("--signal traces --from otlp-json --to es-bulk --mapping none", kTraces);
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -77,6 +77,7 @@ std::string_view span_kind(pdata::SpanKind k) {
 
 }  // namespace ecs
 
+using internal::add_data_stream_fields;
 using internal::document_id;
 using internal::has_routing_key;
 using internal::push_item;
@@ -103,13 +104,6 @@ void add_converted(FlatDocument& doc, const Attributes& attrs, const EcsConversi
     if (!c->unless_present || !find(attrs, to)) doc.add_value(to, kv.value);
     if (c->preserve) doc.add_value(kv.key, kv.value);
   }
-}
-
-void add_data_stream(FlatDocument& doc, const Route& route) {
-  if (!route.data_stream) return;
-  doc.add_string("data_stream.type", route.type);
-  doc.add_string("data_stream.dataset", route.dataset);
-  doc.add_string("data_stream.namespace", route.ns);
 }
 
 }  // namespace
@@ -156,7 +150,7 @@ void Encoder::encode_scope_logs_ecs(JsonWriter& w, std::size_t written, const pd
     doc.clear();
     add_ecs_resource_and_scope(doc, rl.resource, sl.scope);
     add_converted(doc, r.attributes, kLogConversions);
-    add_data_stream(doc, *route);
+    add_data_stream_fields(doc, *route, false);
     doc.add_string("agent.name", ecs_agent_name_);
     doc.add_string("agent.version", ecs_agent_version_);
     doc.add_string("host.os.type", ecs_os_type_);
@@ -235,7 +229,7 @@ void Encoder::encode_scope_spans_ecs(JsonWriter& w, std::size_t written, const p
                                            : std::string_view("span.message.queue.name");
     add_converted(doc, s.attributes, kSpanConversions, queue_key);
     doc.add_string("host.os.type", ecs_os_type_);
-    add_data_stream(doc, *route);
+    add_data_stream_fields(doc, *route, false);
     doc.add_timestamp("@timestamp", s.start_time_unix_nano);
     doc.add_id("trace.id", s.trace_id);
     doc.add_id("span.id", s.span_id);

@@ -8,6 +8,11 @@
 #include "encoding/encoded_batch.h"
 #include "pdata/common.h"
 
+namespace tern::encoding::es {
+class FlatDocument;
+struct Route;
+}  // namespace tern::encoding::es
+
 namespace tern::encoding::es::internal {
 
 // Appends the item written at [start, end) whose action line ends at `action_end`.
@@ -33,6 +38,12 @@ std::string_view document_id(const pdata::Attributes& record);
 // the whole bulk request with 400, not just its item, and the exporter would send that
 // request again for ever: the record is rejected here instead (document_id_too_long).
 inline constexpr std::size_t kMaxDocumentIdBytes = 512;
+
+// A data stream route's type, dataset and namespace as the fields `data_stream.*`, under
+// `Attributes.` when `under_attributes` (none mode); nothing for a route to an index. The
+// Collector's none, raw and ecs modes add them after the item's attributes, so that they
+// win over attributes of the same name.
+void add_data_stream_fields(FlatDocument& doc, const Route& route, bool under_attributes);
 
 // True when a record carries an attribute that can change its route
 // (`elasticsearch.index`, `data_stream.dataset`, `data_stream.namespace`).

@@ -13,6 +13,7 @@
 
 namespace tern::encoding::es {
 
+using internal::add_data_stream_fields;
 using internal::document_id;
 using internal::has_routing_key;
 using internal::push_item;
@@ -69,6 +70,13 @@ void go_base64(JsonWriter& w, std::string_view s) {
 }
 
 }  // namespace
+
+void internal::add_data_stream_fields(FlatDocument& doc, const Route& route, bool under_attributes) {
+  if (!route.data_stream) return;
+  doc.add_string(under_attributes ? "Attributes.data_stream.type" : "data_stream.type", route.type);
+  doc.add_string(under_attributes ? "Attributes.data_stream.dataset" : "data_stream.dataset", route.dataset);
+  doc.add_string(under_attributes ? "Attributes.data_stream.namespace" : "data_stream.namespace", route.ns);
+}
 
 // A value as Go's encoding/json writes pcommon's AsRaw() of it: maps with their keys
 // sorted and one value per key (the last), bytes in base64.
@@ -238,6 +246,7 @@ void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, Mapping
     // come after it, as in the Collector, to win.
     if (mode == MappingMode::None) {
       doc.add_attributes(attributes_prefix, r.attributes);
+      add_data_stream_fields(doc, *route, true);
       doc.add_value("Body", r.body);
       add_resource(doc, false, rl.resource);
       add_scope(doc, false, sl.scope);
@@ -254,6 +263,7 @@ void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, Mapping
       doc.add_int("TraceFlags", r.flags);
       doc.add_id("TraceId", r.trace_id);
       doc.add_attributes(attributes_prefix, r.attributes);
+      add_data_stream_fields(doc, *route, false);
       const bool merge = reaches_resource_or_scope(r.attributes);
       add_resource(doc, merge, rl.resource);
       add_scope(doc, merge, sl.scope);
@@ -306,6 +316,7 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
     doc.add_timestamp("@timestamp", s.start_time_unix_nano);
     if (!raw) {  // in the order they sort, as for logs
       doc.add_attributes("Attributes", s.attributes);
+      add_data_stream_fields(doc, *route, true);
       doc.add_int("Duration", duration);
       doc.add_timestamp("EndTimestamp", s.end_time_unix_nano);
       add_events();
@@ -332,6 +343,7 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
       bool merge = reaches_resource_or_scope(s.attributes);
       for (const auto& e : s.events) merge = merge || reaches_resource_or_scope(e.name);
       doc.add_attributes({}, s.attributes);
+      add_data_stream_fields(doc, *route, false);
       add_resource(doc, merge, rs.resource);
       add_events();
       doc.add_int("Duration", duration);

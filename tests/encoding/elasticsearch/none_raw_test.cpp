@@ -76,7 +76,8 @@ TEST(EsNoneRaw, LogRecordInNoneModeIsTheCollectorsDocumentByteForByte) {
   EXPECT_EQ(b.action(0), "{\"create\":{\"_index\":\"logs-generic-default\"}}\n");
   EXPECT_EQ(doc_text(b, 0),
             R"({"@timestamp":"2024-07-18T14:48:33.467654123Z",)"
-            R"("Attributes":{"http":{"method":"GET","status_code":200},"tags":["x",2.0],"user":"bob"},)"
+            R"("Attributes":{"data_stream":{"dataset":"generic","namespace":"default","type":"logs"},)"
+            R"("http":{"method":"GET","status_code":200},"tags":["x",2.0],"user":"bob"},)"
             R"("Body":"hello \"world\"",)"
             R"("Resource":{"host":{"name":"h1"},"service":{"name":"svc"}},)"
             R"("Scope":{"name":"my.lib","team":"a","version":"1.0"},)"
@@ -97,6 +98,7 @@ TEST(EsNoneRaw, RawModePutsAttributesAtTheTop) {
             R"("Scope":{"name":"my.lib","team":"a","version":"1.0"},)"
             R"("SeverityNumber":13,"SeverityText":"WARN","SpanId":"a0a1a2a3a4a5a6a7","TraceFlags":1,)"
             R"("TraceId":"0102030405060708090a0b0c0d0e0f10",)"
+            R"("data_stream":{"dataset":"generic","namespace":"default","type":"logs"},)"
             R"("http":{"method":"GET","status_code":200},"tags":["x",2.0],"user":"bob"})");
 }
 
@@ -122,8 +124,9 @@ TEST(EsNoneRaw, MinimalRecordHasTimestampFlagsSeverityNumberAndScope) {
   r.observed_time_unix_nano = kT;  // no time: the observed time is @timestamp
   auto b = f.encode(mode_config(MappingMode::None));
   EXPECT_EQ(doc_text(b, 0),
-            R"({"@timestamp":"2024-07-18T14:48:33.467654123Z","Scope":{"name":"","version":""},)"
-            R"("SeverityNumber":0,"TraceFlags":0})");
+            R"({"@timestamp":"2024-07-18T14:48:33.467654123Z",)"
+            R"("Attributes":{"data_stream":{"dataset":"generic","namespace":"default","type":"logs"}},)"
+            R"("Scope":{"name":"","version":""},"SeverityNumber":0,"TraceFlags":0})");
 }
 
 TEST(EsNoneRaw, MapBodiesAreFlattenedUnderBodyAndArraysKeepTheirMapsAsObjects) {
@@ -161,7 +164,8 @@ std::string raw_document(std::initializer_list<std::pair<std::string_view, std::
   auto b = f.encode(mode_config(MappingMode::Raw));
   expect_no_duplicate_keys(b);
   Json d = doc(b, 0);
-  for (const char* field : {"@timestamp", "Scope", "SeverityNumber", "TraceFlags"}) d.erase(field);
+  for (const char* field : {"@timestamp", "Scope", "SeverityNumber", "TraceFlags", "data_stream"})
+    d.erase(field);
   return d.dump();
 }
 
@@ -208,11 +212,16 @@ TEST(EsNoneRaw, RoutesWithoutTheOtelSuffix) {
   EXPECT_EQ(action(b, 0)["create"]["_index"], "logs-filelogreceiver-default");
   EXPECT_EQ(action(b, 1)["create"]["_index"], "logs-nginx.access-prod");
   EXPECT_EQ(action(b, 2)["create"]["_index"], "my-index");
-  // The routing attributes stay in the document, as the Collector writes them.
-  EXPECT_EQ(doc(b, 1)["Attributes"]["data_stream"]["dataset"], "Nginx.Access");
+  // The route's data stream fields follow the attributes (Attributes.data_stream.*), as the
+  // Collector adds them: the sanitized dataset replaces the attribute's value.
+  EXPECT_EQ(doc(b, 1)["Attributes"]["data_stream"],
+            Json::parse(R"({"dataset":"nginx.access","namespace":"prod","type":"logs"})"));
+  EXPECT_EQ(doc(b, 0)["Attributes"]["data_stream"]["dataset"], "filelogreceiver");
+  EXPECT_FALSE(doc(b, 2)["Attributes"].contains("data_stream"));  // an index: no data stream fields
   // A static index takes everything.
   auto st = f.encode(mode_config(MappingMode::None, "static-logs"));
   for (std::size_t i = 0; i < st.size(); ++i) EXPECT_EQ(action(st, i)["create"]["_index"], "static-logs");
+  EXPECT_EQ(doc(st, 1)["Attributes"]["data_stream"]["dataset"], "Nginx.Access");  // as it came
 }
 
 TEST(EsNoneRaw, DynamicIdAndSharedActionLinesWorkAsInOtelMode) {
@@ -334,7 +343,8 @@ TEST(EsNoneRaw, SpanInNoneModeIsTheCollectorsDocumentWithItsEventsInside) {
   EXPECT_EQ(b.action(0), "{\"create\":{\"_index\":\"traces-generic-default\"}}\n");
   EXPECT_EQ(
       doc_text(b, 0),
-      R"({"@timestamp":"2024-07-18T14:48:33.467654123Z","Attributes":{"http":{"route":"/"}},)"
+      R"({"@timestamp":"2024-07-18T14:48:33.467654123Z",)"
+      R"("Attributes":{"data_stream":{"dataset":"generic","namespace":"default","type":"traces"},"http":{"route":"/"}},)"
       R"("Duration":1500,"EndTimestamp":"2024-07-18T14:48:33.469155122Z",)"
       R"("Events":{"exception":{"exception":{"type":"E"},"time":"2024-07-18T14:48:33.467655123Z"}},)"
       R"("Kind":"SPAN_KIND_SERVER",)"
