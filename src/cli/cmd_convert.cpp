@@ -184,7 +184,7 @@ const RegisterCommand kConvertCommand{
                       "es-bulk mapping mode: otel; bodymap (logs only: a map body is the document); "
                       "none or raw (logs and traces in the Collector's original shape); "
                       "ecs (logs and traces with Elastic Common Schema field names)")
-          ->check(CLI::IsMember({"otel", "bodymap", "none", "raw", "ecs"}))
+          ->transform(CLI::IsMember({"otel", "bodymap", "none", "raw", "ecs"}, CLI::ignore_case))
           ->capture_default_str();
       cmd->add_option("--logs-index", args->write.es.logs_index,
                       "es-bulk: static index for logs (default: routed)");

@@ -321,13 +321,16 @@ class MapReader {
     invalid_value(n->Mark(), key, *v, names);
   }
   // A string setting that must be one of `names`, kept as written.
-  void one_of(std::string_view key, std::string& out, const std::vector<std::string>& names) {
+  // `canonical`: the value's canonical form, which must be one of `names` and is kept.
+  void one_of(std::string_view key, std::string& out, const std::vector<std::string>& names,
+              std::string (*canonical)(const std::string&) = nullptr) {
     auto n = present(key);
     if (!n) return;
     auto v = ctx_.scalar(*n, sub_path(key));
     if (!v) return;
-    if (std::find(names.begin(), names.end(), *v) != names.end())
-      out = std::move(*v);
+    std::string value = canonical ? canonical(*v) : *v;
+    if (std::find(names.begin(), names.end(), value) != names.end())
+      out = std::move(value);
     else
       invalid_value(n->Mark(), key, *v, names);
   }
@@ -1379,11 +1382,20 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
   {
     MapReader m(ctx, r.get("mapping"), r.sub_path("mapping"));
     const std::vector<std::string> modes = {"otel", "bodymap", "none", "raw", "ecs"};  // the encoder's
-    m.one_of("mode", c.mapping_mode, modes);
+    // Mode names as the Collector reads them: in any case, "" and "no" meaning none. Kept
+    // in their canonical form.
+    const auto canonical = [](const std::string& name) {
+      std::string lower = tern::text::ascii_lower(name);
+      return lower.empty() || lower == "no" ? std::string("none") : lower;
+    };
+    m.one_of("mode", c.mapping_mode, modes, canonical);
     m.strings("allowed_modes", c.mapping_allowed_modes);
-    for (const auto& name : c.mapping_allowed_modes)
-      if (std::find(modes.begin(), modes.end(), name) == modes.end())
+    for (auto& name : c.mapping_allowed_modes) {
+      if (std::find(modes.begin(), modes.end(), canonical(name)) == modes.end())
         m.invalid_value(m.mark("allowed_modes"), "allowed_modes", name, modes);
+      else
+        name = canonical(name);
+    }
     if (!c.mapping_allowed_modes.empty() &&
         std::find(c.mapping_allowed_modes.begin(), c.mapping_allowed_modes.end(), c.mapping_mode) ==
             c.mapping_allowed_modes.end())

@@ -142,9 +142,13 @@ TEST_F(Convert, EsBulkBodyMapWritesTheMapBodiesAsDocuments) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "{\"create\":{\"_index\":\"logs-generic-default\"}}\n{\"k\":true}\n");
 
-  r = convert("--signal logs --from otlp-json --to es-bulk --mapping ECS", in);
+  r = convert("--signal logs --from otlp-json --to es-bulk --mapping logsdb", in);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--mapping"), std::string::npos) << r.err;
+  r = convert("--signal logs --from otlp-json --to es-bulk --mapping BodyMap", in);  // any case
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(R"({"@timestamp":"2024-03-12T20:00:41Z","http.status":200})"), std::string::npos)
+      << r.out;
 }
 
 TEST_F(Convert, EsBulkEcsWritesEcsFieldNames) {

@@ -843,6 +843,18 @@ service:
   ASSERT_THAT(messages(r), IsEmpty());
   EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_allowed_modes,
             (std::vector<std::string>{"none", "otel"}));
+  // Names in any case, "" and "no" for none, as the Collector reads them; kept canonical.
+  r = load(head + "    mapping: {mode: ECS, allowed_modes: [Ecs, OTel, no, \"\"]}" + tail);
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& es = std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings);
+  EXPECT_EQ(es.mapping_mode, "ecs");
+  EXPECT_EQ(es.mapping_allowed_modes, (std::vector<std::string>{"ecs", "otel", "none", "none"}));
+  r = load(head + "    mapping: {mode: \"\"}" + tail);
+  ASSERT_THAT(messages(r), IsEmpty());
+  EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_mode, "none");
+  r = load(head + "    mapping: {mode: }" + tail);  // null: the default
+  ASSERT_THAT(messages(r), IsEmpty());
+  EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_mode, "otel");
   r = load(head + "    mapping: {allowed_modes: [otel, ecs, logsdb, bodymapp]}" + tail);
   EXPECT_THAT(
       messages(r),

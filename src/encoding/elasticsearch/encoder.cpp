@@ -20,6 +20,7 @@
 #include "encoding/elasticsearch/encoder_internal.h"
 #include "encoding/elasticsearch/flat_document.h"
 #include "encoding/elasticsearch/json_writer.h"
+#include "text/ascii.h"
 #include "text/lowercase.h"
 
 namespace tern::encoding::es {
@@ -695,10 +696,12 @@ void resolve_route(std::string_view static_index, std::string_view type, const A
   resolve_route_in(static_index, type, record, scope, resource, RouteStyle::Otel, out);
 }
 
-std::optional<MappingMode> parse_mapping_mode(std::string_view name) {
+std::optional<MappingMode> parse_mapping_mode(std::string_view given) {
+  // As the Collector reads a mode's name: in any case, "" and "no" meaning none.
+  const std::string name = text::ascii_lower(given);
+  if (name.empty() || name == "no" || name == "none") return MappingMode::None;
   if (name == "otel") return MappingMode::Otel;
   if (name == "bodymap") return MappingMode::BodyMap;
-  if (name == "none") return MappingMode::None;
   if (name == "raw") return MappingMode::Raw;
   if (name == "ecs") return MappingMode::Ecs;
   return std::nullopt;

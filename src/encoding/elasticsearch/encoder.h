@@ -47,7 +47,8 @@ class FlatDocument;
 //    Collector's ecs mode writes them (ecs_mode.cpp); FlatDocuments routed as none's. Data
 //    points are rejected (unsupported_mode).
 enum class MappingMode : std::uint8_t { Otel, BodyMap, None, Raw, Ecs };
-// "otel" | "bodymap" | "none" | "raw" | "ecs"; nullopt for any other name.
+// "otel" | "bodymap" | "none" | "raw" | "ecs" in any case, "" and "no" for none (the
+// Collector's names and aliases); nullopt for any other name.
 std::optional<MappingMode> parse_mapping_mode(std::string_view name);
 
 struct EncoderConfig {

@@ -16,9 +16,9 @@ std::uint64_t rejected(const EncodedBatch& b, EncodeReject r) { return b.stats.r
 TEST(EsBodyMap, ParsesItsName) {
   EXPECT_EQ(parse_mapping_mode("otel"), MappingMode::Otel);
   EXPECT_EQ(parse_mapping_mode("bodymap"), MappingMode::BodyMap);
-  EXPECT_FALSE(parse_mapping_mode("BodyMap"));
+  EXPECT_EQ(parse_mapping_mode("BodyMap"), MappingMode::BodyMap);  // in any case, as the Collector
   EXPECT_FALSE(parse_mapping_mode("logsdb"));
-  EXPECT_FALSE(parse_mapping_mode(""));
+  EXPECT_FALSE(parse_mapping_mode("body map"));
 }
 
 TEST(EsBodyMap, TheMapBodyIsTheDocumentExactly) {

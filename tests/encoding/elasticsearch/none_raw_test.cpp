@@ -31,8 +31,13 @@ std::string rfc3339(std::uint64_t ns) {
 TEST(EsNoneRaw, ParsesTheirNames) {
   EXPECT_EQ(parse_mapping_mode("none"), MappingMode::None);
   EXPECT_EQ(parse_mapping_mode("raw"), MappingMode::Raw);
-  EXPECT_FALSE(parse_mapping_mode("None"));
-  EXPECT_FALSE(parse_mapping_mode("ECS"));
+  // As the Collector reads them: in any case, "" and "no" for none.
+  EXPECT_EQ(parse_mapping_mode("None"), MappingMode::None);
+  EXPECT_EQ(parse_mapping_mode("RAW"), MappingMode::Raw);
+  EXPECT_EQ(parse_mapping_mode("no"), MappingMode::None);
+  EXPECT_EQ(parse_mapping_mode(""), MappingMode::None);
+  EXPECT_EQ(parse_mapping_mode("OTel"), MappingMode::Otel);
+  EXPECT_FALSE(parse_mapping_mode("nonee"));
 }
 
 TEST(EsNoneRaw, TimestampsAreRfc3339WithNineFractionDigits) {
