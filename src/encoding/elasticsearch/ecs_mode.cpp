@@ -78,9 +78,6 @@ std::string_view span_kind(pdata::SpanKind k) {
 }  // namespace ecs
 
 using internal::add_data_stream_fields;
-using internal::document_id;
-using internal::has_routing_key;
-using internal::push_item;
 using pdata::AnyValue;
 using pdata::Attributes;
 using pdata::ValueKind;
@@ -122,35 +119,20 @@ void Encoder::add_ecs_resource_and_scope(FlatDocument& doc, const pdata::Resourc
 
 void Encoder::encode_scope_logs_ecs(JsonWriter& w, std::size_t written, const pdata::ResourceLogs& rl,
                                     const pdata::ScopeLogs& sl, EncodedBatch& out) {
-  resolve_legacy_route(config_.logs_index, "logs", nullptr, sl.scope, rl.resource.attributes,
-                       scope_route_.route);
-  scope_route_.build();
-  cache_scope(sl.scope, sl.schema_url, false);  // tail_: about what each document repeats
-  if (!fits_output(written, sl.log_records.size(), scope_route_.action.size() + tail_.size(),
-                   sl.log_records.size(), out.stats))
+  if (!begin_flat_scope(written, config_.logs_index, "logs", sl.scope, sl.schema_url, rl.resource,
+                        sl.log_records.size(), out))
     return;
   prepare_ecs_scope(rl.resource);
   FlatDocument& doc = flat_doc();
   for (const auto& r : sl.log_records) {
-    const Route* route = &scope_route_.route;
-    if (config_.logs_index.empty() && has_routing_key(r.attributes)) {
-      resolve_legacy_route(config_.logs_index, "logs", &r.attributes, sl.scope, rl.resource.attributes,
-                           route_);
-      route = &route_;
-    }
-    const std::string_view id = config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view();
-    if (id.size() > internal::kMaxDocumentIdBytes) {
-      out.stats.count(EncodeReject::DocumentIdTooLong);
-      continue;
-    }
-    const std::size_t start = w.size();
-    const SharedAction shared = write_action(w, *route, id, {});
-    const std::size_t action_end = w.size();
+    const Route& route = flat_route(config_.logs_index, "logs", r.attributes, sl.scope, rl.resource);
+    ItemStart item;
+    if (!begin_item(w, route, config_.logs_dynamic_id ? &r.attributes : nullptr, out, item)) continue;
     // In the Collector's order: of equal names, the field added last wins.
     doc.clear();
     add_ecs_resource_and_scope(doc, rl.resource, sl.scope);
     add_converted(doc, r.attributes, kLogConversions);
-    add_data_stream_fields(doc, *route, false);
+    add_data_stream_fields(doc, route, false);
     doc.add_string("agent.name", ecs_agent_name_);
     doc.add_string("agent.version", ecs_agent_version_);
     doc.add_string("host.os.type", ecs_os_type_);
@@ -161,8 +143,7 @@ void Encoder::encode_scope_logs_ecs(JsonWriter& w, std::size_t written, const pd
     doc.add_string("log.level", r.severity_text);
     if (r.body.kind == ValueKind::String) doc.add_string_always("message", r.body.string_value);
     doc.write(w);
-    w.put('\n');
-    push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
+    end_item(w, item, out);
   }
 }
 
@@ -202,25 +183,15 @@ std::string_view Encoder::ecs_links_json(const pdata::Vec<pdata::SpanLink>& link
 
 void Encoder::encode_scope_spans_ecs(JsonWriter& w, std::size_t written, const pdata::ResourceSpans& rs,
                                      const pdata::ScopeSpans& ss, EncodedBatch& out) {
-  resolve_legacy_route(config_.traces_index, "traces", nullptr, ss.scope, rs.resource.attributes,
-                       scope_route_.route);
-  scope_route_.build();
-  cache_scope(ss.scope, ss.schema_url, false);
-  if (!fits_output(written, ss.spans.size(), scope_route_.action.size() + tail_.size(), ss.spans.size(),
-                   out.stats))
+  if (!begin_flat_scope(written, config_.traces_index, "traces", ss.scope, ss.schema_url, rs.resource,
+                        ss.spans.size(), out))
     return;
   prepare_ecs_scope(rs.resource);
   FlatDocument& doc = flat_doc();
   for (const auto& s : ss.spans) {
-    const Route* route = &scope_route_.route;
-    if (config_.traces_index.empty() && has_routing_key(s.attributes)) {
-      resolve_legacy_route(config_.traces_index, "traces", &s.attributes, ss.scope, rs.resource.attributes,
-                           route_);
-      route = &route_;
-    }
-    const std::size_t start = w.size();
-    const SharedAction shared = write_action(w, *route, {}, {});
-    const std::size_t action_end = w.size();
+    const Route& route = flat_route(config_.traces_index, "traces", s.attributes, ss.scope, rs.resource);
+    ItemStart item;
+    begin_item(w, route, nullptr, out, item);  // no `_id`: cannot fail
     doc.clear();
     add_ecs_resource_and_scope(doc, rs.resource, ss.scope);
     // Elastic APM tells a transaction from a span by `processor.event`.
@@ -229,7 +200,7 @@ void Encoder::encode_scope_spans_ecs(JsonWriter& w, std::size_t written, const p
                                            : std::string_view("span.message.queue.name");
     add_converted(doc, s.attributes, kSpanConversions, queue_key);
     doc.add_string("host.os.type", ecs_os_type_);
-    add_data_stream_fields(doc, *route, false);
+    add_data_stream_fields(doc, route, false);
     doc.add_timestamp("@timestamp", s.start_time_unix_nano);
     doc.add_id("trace.id", s.trace_id);
     doc.add_id("span.id", s.span_id);
@@ -242,8 +213,7 @@ void Encoder::encode_scope_spans_ecs(JsonWriter& w, std::size_t written, const p
     if (!s.links.empty()) doc.add_fragment("span.links", ecs_links_json(s.links));
     doc.add_string("span.kind", span_kind(s.kind));
     doc.write(w);
-    w.put('\n');
-    push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
+    end_item(w, item, out);
   }
 }
 

@@ -955,6 +955,41 @@ std::optional<MappingMode> Encoder::scope_mode(const pdata::InstrumentationScope
   return asked;
 }
 
+bool Encoder::begin_flat_scope(std::size_t written, std::string_view static_index, std::string_view type,
+                               const pdata::InstrumentationScope& scope, std::string_view schema_url,
+                               const pdata::Resource& resource, std::size_t items, EncodedBatch& out) {
+  resolve_legacy_route(static_index, type, nullptr, scope, resource.attributes, scope_route_.route);
+  scope_route_.build();
+  cache_scope(scope, schema_url, false);  // tail_: about what each document repeats
+  return fits_output(written, items, scope_route_.action.size() + tail_.size(), items, out.stats);
+}
+
+const Route& Encoder::flat_route(std::string_view static_index, std::string_view type,
+                                 const Attributes& attrs, const pdata::InstrumentationScope& scope,
+                                 const pdata::Resource& resource) {
+  if (!static_index.empty() || !internal::has_routing_key(attrs)) return scope_route_.route;
+  resolve_legacy_route(static_index, type, &attrs, scope, resource.attributes, route_);
+  return route_;
+}
+
+bool Encoder::begin_item(JsonWriter& w, const Route& route, const Attributes* id_from, EncodedBatch& out,
+                         ItemStart& item) {
+  const std::string_view id = id_from ? internal::document_id(*id_from) : std::string_view();
+  if (id.size() > internal::kMaxDocumentIdBytes) {
+    out.stats.count(EncodeReject::DocumentIdTooLong);
+    return false;
+  }
+  item.start = w.size();
+  item.shared = write_action(w, route, id, {});
+  item.action_end = w.size();
+  return true;
+}
+
+void Encoder::end_item(JsonWriter& w, const ItemStart& item, EncodedBatch& out) {
+  w.put('\n');
+  internal::push_item(out, item.start, item.action_end, w.size(), 1, item.shared.at, item.shared.size);
+}
+
 void Encoder::encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, const pdata::ResourceLogs& rl,
                                         const pdata::ScopeLogs& sl, EncodedBatch& out) {
   // The scope's route, for the records without routing attributes of their own.
@@ -981,17 +1016,10 @@ void Encoder::encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, cons
       out.stats.count(EncodeReject::BadDataStreamType);
       continue;
     }
-    const std::string_view id = config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view();
-    if (id.size() > internal::kMaxDocumentIdBytes) {
-      out.stats.count(EncodeReject::DocumentIdTooLong);
-      continue;
-    }
-    const std::size_t start = w.size();
-    const SharedAction shared = write_action(w, *route, id, {});
-    const std::size_t action_end = w.size();
+    ItemStart item;
+    if (!begin_item(w, *route, config_.logs_dynamic_id ? &r.attributes : nullptr, out, item)) continue;
     write_kvlist(w, r.body.kvlist, 1);  // the document: the map, keys as they are
-    w.put('\n');
-    push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
+    end_item(w, item, out);
   }
 }
 

@@ -209,6 +209,27 @@ class Encoder {
   // `written`: bytes this encode call has appended so far (fits_output).
   void encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, const pdata::ResourceLogs& rl,
                                  const pdata::ScopeLogs& sl, EncodedBatch& out);
+  // What the bodymap, none, raw and ecs modes share (encoder.cpp). An item under way: where
+  // it starts, where its action line ends, and that line when it is shared.
+  struct ItemStart {
+    std::size_t start = 0, action_end = 0;
+    SharedAction shared;
+  };
+  // The scope's route (none, raw, ecs: no ".otel" suffix) and whether its documents fit
+  // the output (fits_output); `items` documents, each repeating about the scope's tail_.
+  bool begin_flat_scope(std::size_t written, std::string_view static_index, std::string_view type,
+                        const pdata::InstrumentationScope& scope, std::string_view schema_url,
+                        const pdata::Resource& resource, std::size_t items, EncodedBatch& out);
+  // An item's route: the scope's, or its own when it carries routing attributes.
+  const Route& flat_route(std::string_view static_index, std::string_view type,
+                          const pdata::Attributes& attrs, const pdata::InstrumentationScope& scope,
+                          const pdata::Resource& resource);
+  // Writes an item's action line (with the `_id` logs_dynamic_id takes from `id_from`, when
+  // given); false, nothing written and the item counted, when that `_id` is too long.
+  bool begin_item(JsonWriter& w, const Route& route, const pdata::Attributes* id_from, EncodedBatch& out,
+                  ItemStart& item);
+  // Ends the item's document line and appends the item.
+  void end_item(JsonWriter& w, const ItemStart& item, EncodedBatch& out);
   // The none and raw modes (none_raw_modes.cpp).
   void encode_scope_logs_flat(JsonWriter& w, std::size_t written, MappingMode mode,
                               const pdata::ResourceLogs& rl, const pdata::ScopeLogs& sl, EncodedBatch& out);

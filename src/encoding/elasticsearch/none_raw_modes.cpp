@@ -14,9 +14,6 @@
 namespace tern::encoding::es {
 
 using internal::add_data_stream_fields;
-using internal::document_id;
-using internal::has_routing_key;
-using internal::push_item;
 using pdata::AnyValue;
 using pdata::KeyValue;
 using pdata::ValueKind;
@@ -212,33 +209,18 @@ void Encoder::add_scope(FlatDocument& doc, bool merge, const pdata::Instrumentat
 void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, MappingMode mode,
                                      const pdata::ResourceLogs& rl, const pdata::ScopeLogs& sl,
                                      EncodedBatch& out) {
-  resolve_legacy_route(config_.logs_index, "logs", nullptr, sl.scope, rl.resource.attributes,
-                       scope_route_.route);
-  scope_route_.build();
   // What every document repeats: its action line, resource and scope (tail_ measures
   // them in otel form, about the size they take here).
-  cache_scope(sl.scope, sl.schema_url, false);
-  render_flat_scope(rl.resource, sl.scope);
-  if (!fits_output(written, sl.log_records.size(), scope_route_.action.size() + tail_.size(),
-                   sl.log_records.size(), out.stats))
+  if (!begin_flat_scope(written, config_.logs_index, "logs", sl.scope, sl.schema_url, rl.resource,
+                        sl.log_records.size(), out))
     return;
+  render_flat_scope(rl.resource, sl.scope);
   const std::string_view attributes_prefix = mode == MappingMode::Raw ? "" : "Attributes";
   FlatDocument& doc = flat_doc();
   for (const auto& r : sl.log_records) {
-    const Route* route = &scope_route_.route;
-    if (config_.logs_index.empty() && has_routing_key(r.attributes)) {
-      resolve_legacy_route(config_.logs_index, "logs", &r.attributes, sl.scope, rl.resource.attributes,
-                           route_);
-      route = &route_;
-    }
-    const std::string_view id = config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view();
-    if (id.size() > internal::kMaxDocumentIdBytes) {
-      out.stats.count(EncodeReject::DocumentIdTooLong);
-      continue;
-    }
-    const std::size_t start = w.size();
-    const SharedAction shared = write_action(w, *route, id, {});
-    const std::size_t action_end = w.size();
+    const Route& route = flat_route(config_.logs_index, "logs", r.attributes, sl.scope, rl.resource);
+    ItemStart item;
+    if (!begin_item(w, route, config_.logs_dynamic_id ? &r.attributes : nullptr, out, item)) continue;
     doc.clear();
     doc.add_timestamp("@timestamp", r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
     // The fields in the order they sort (the sort then only orders the attributes among
@@ -246,7 +228,7 @@ void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, Mapping
     // come after it, as in the Collector, to win.
     if (mode == MappingMode::None) {
       doc.add_attributes(attributes_prefix, r.attributes);
-      add_data_stream_fields(doc, *route, true);
+      add_data_stream_fields(doc, route, true);
       doc.add_value("Body", r.body);
       add_resource(doc, false, rl.resource);
       add_scope(doc, false, sl.scope);
@@ -263,40 +245,29 @@ void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, Mapping
       doc.add_int("TraceFlags", r.flags);
       doc.add_id("TraceId", r.trace_id);
       doc.add_attributes(attributes_prefix, r.attributes);
-      add_data_stream_fields(doc, *route, false);
+      add_data_stream_fields(doc, route, false);
       const bool merge = reaches_resource_or_scope(r.attributes);
       add_resource(doc, merge, rl.resource);
       add_scope(doc, merge, sl.scope);
     }
     doc.write(w);
-    w.put('\n');
-    push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
+    end_item(w, item, out);
   }
 }
 
 void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, MappingMode mode,
                                       const pdata::ResourceSpans& rs, const pdata::ScopeSpans& ss,
                                       EncodedBatch& out) {
-  resolve_legacy_route(config_.traces_index, "traces", nullptr, ss.scope, rs.resource.attributes,
-                       scope_route_.route);
-  scope_route_.build();
-  cache_scope(ss.scope, ss.schema_url, false);
-  render_flat_scope(rs.resource, ss.scope);
-  if (!fits_output(written, ss.spans.size(), scope_route_.action.size() + tail_.size(), ss.spans.size(),
-                   out.stats))
+  if (!begin_flat_scope(written, config_.traces_index, "traces", ss.scope, ss.schema_url, rs.resource,
+                        ss.spans.size(), out))
     return;
+  render_flat_scope(rs.resource, ss.scope);
   const bool raw = mode == MappingMode::Raw;
   FlatDocument& doc = flat_doc();
   for (const auto& s : ss.spans) {
-    const Route* route = &scope_route_.route;
-    if (config_.traces_index.empty() && has_routing_key(s.attributes)) {
-      resolve_legacy_route(config_.traces_index, "traces", &s.attributes, ss.scope, rs.resource.attributes,
-                           route_);
-      route = &route_;
-    }
-    const std::size_t start = w.size();
-    const SharedAction shared = write_action(w, *route, {}, {});
-    const std::size_t action_end = w.size();
+    const Route& route = flat_route(config_.traces_index, "traces", s.attributes, ss.scope, rs.resource);
+    ItemStart item;
+    begin_item(w, route, nullptr, out, item);  // no `_id`: cannot fail
     doc.clear();
     // Each event as `Events.<name>.time` and `Events.<name>.<attribute>` (raw: no
     // `Events.`); events that share a name share their fields, the last one winning.
@@ -316,7 +287,7 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
     doc.add_timestamp("@timestamp", s.start_time_unix_nano);
     if (!raw) {  // in the order they sort, as for logs
       doc.add_attributes("Attributes", s.attributes);
-      add_data_stream_fields(doc, *route, true);
+      add_data_stream_fields(doc, route, true);
       doc.add_int("Duration", duration);
       doc.add_timestamp("EndTimestamp", s.end_time_unix_nano);
       add_events();
@@ -343,15 +314,14 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
       bool merge = reaches_resource_or_scope(s.attributes);
       for (const auto& e : s.events) merge = merge || reaches_resource_or_scope(e.name);
       doc.add_attributes({}, s.attributes);
-      add_data_stream_fields(doc, *route, false);
+      add_data_stream_fields(doc, route, false);
       add_resource(doc, merge, rs.resource);
       add_events();
       doc.add_int("Duration", duration);
       add_scope(doc, merge, ss.scope);
     }
     doc.write(w);
-    w.put('\n');
-    push_item(out, start, action_end, w.size(), 1, shared.at, shared.size);
+    end_item(w, item, out);
   }
 }
 
