@@ -1321,8 +1321,23 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
   auto check_url = [&](const std::string& url, const YAML::Mark& m, const std::string& path) {
     if (!url.starts_with("http://") && !url.starts_with("https://")) {
       ctx.error(m, fmt::format("{}: \"{}\" must start with http:// or https://", path, url));
-    } else if (url.size() == url.find("://") + 3) {
+      return;
+    }
+    const std::size_t host = url.find("://") + 3;
+    if (url.size() == host) {
       ctx.error(m, fmt::format("{}: \"{}\" has no host", path, url));
+      return;
+    }
+    // What the exporter refuses when `tern run` builds it (parse_endpoint), or could never
+    // connect to (a port over 65535), is an error here too: validate said "valid" for them.
+    const std::string_view authority =
+        std::string_view(url).substr(host, url.find_first_of("/?#", host) - host);
+    if (authority.find('@') != std::string_view::npos) {
+      ctx.error(m, fmt::format("{}: \"{}\": credentials in the URL are not supported (set user and password)",
+                               path, url));
+    } else if (const std::string why = tern::text::http_endpoint_error(url, /*require_scheme=*/true);
+               !why.empty()) {
+      ctx.error(m, fmt::format("{}: {}, got \"{}\"", path, why, url));
     }
   };
   if (!endpoint.empty()) check_url(endpoint, r.mark("endpoint"), r.sub_path("endpoint"));
@@ -1368,6 +1383,11 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     cp.uint("level", c.compression_level, 9);
   }
   r.string_map("headers", c.headers);
+  // A header name that is not a token, or a value with CR LF, made a malformed request (or a
+  // second header line) that every retry sent again.
+  for (const auto& [key, value] : c.headers)
+    if (const std::string why = tern::text::header_error(key, value, /*grpc=*/false); !why.empty())
+      ctx.error(r.mark("headers"), fmt::format("{}: {}", r.sub_path("headers"), why));
   r.str("user", c.user);
   r.str("password", c.password);
   r.str("api_key", c.api_key);

@@ -716,6 +716,41 @@ exporters:
                   "t.yaml:7:3: warning: exporter \"elasticsearch\" is defined but not used in any pipeline"));
 }
 
+// Endpoints `tern run` refused when it built the exporter (or could never reach), and headers
+// that made a malformed request, were "valid" for `tern validate`.
+TEST(Problems, ElasticsearchEndpointsAndHeadersTheExporterCannotUse) {
+  auto r = load_with_service(R"(
+receivers:
+  otlp:
+    protocols: {http: }
+exporters:
+  debug:
+  elasticsearch/a:
+    endpoint: http://user:pw@x:9200
+  elasticsearch/b:
+    endpoints: [http://x:99999, "http://[::1", https://x:9200/prefix]
+  elasticsearch/c:
+    endpoint: http://x:9200
+    headers: {Bad Header: x, X-Ok: "a\r\nInjected: 1", X-Fine: ok}
+)");
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          "t.yaml:7:15: error: exporters.elasticsearch/a.endpoint: \"http://user:pw@x:9200\": credentials in "
+          "the URL are not supported (set user and password)",
+          "t.yaml:9:17: error: exporters.elasticsearch/b.endpoints[0]: port \"99999\" is not a number "
+          "1-65535, got \"http://x:99999\"",
+          "t.yaml:9:33: error: exporters.elasticsearch/b.endpoints[1]: an IPv6 address without its closing "
+          "']', got \"http://[::1\"",
+          "t.yaml:12:14: error: exporters.elasticsearch/c.headers: header \"Bad Header\": a header name "
+          "cannot hold ' '",
+          "t.yaml:12:14: error: exporters.elasticsearch/c.headers: header \"X-Ok\": its value cannot hold "
+          "the byte 13",
+          "t.yaml:6:3: warning: exporter \"elasticsearch/a\" is defined but not used in any pipeline",
+          "t.yaml:8:3: warning: exporter \"elasticsearch/b\" is defined but not used in any pipeline",
+          "t.yaml:10:3: warning: exporter \"elasticsearch/c\" is defined but not used in any pipeline"));
+}
+
 TEST(Problems, MissingComponentsAndSignals) {
   auto r = load(R"(
 receivers:
