@@ -53,6 +53,14 @@ std::string percent_encode(std::string_view s) {
   return out;
 }
 
+// The start of an unexpected response body for a log line: printable ASCII, at most 120 bytes.
+std::string preview(std::string_view body) {
+  std::string out;
+  for (char ch : body.substr(0, 120)) out += ch >= 0x20 && ch < 0x7f ? ch : '?';
+  if (body.size() > 120) out += "...";
+  return out;
+}
+
 std::string_view strip_newline(std::string_view s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
   return s;
@@ -69,9 +77,20 @@ class RateLimit {
     int64_t now = now_ns(), last = last_.load(std::memory_order_relaxed);
     return now - last >= period_ns && last_.compare_exchange_strong(last, now);
   }
+  // For lines that count documents: adds `n` and returns, when a line may be written, the
+  // documents since the last line (these included), else 0. The lines in between are not
+  // written but what they would have counted is in the next one (or in take()'s): a document
+  // lost for good is always in some line.
+  std::uint64_t count(std::uint64_t n) {
+    pending_.fetch_add(n, std::memory_order_relaxed);
+    return allow() ? pending_.exchange(0) : 0;
+  }
+  // The documents counted since the last line (shutdown says them in a last line).
+  std::uint64_t take() { return pending_.exchange(0); }
 
  private:
   std::atomic<int64_t> last_{INT64_MIN / 2};
+  std::atomic<std::uint64_t> pending_{0};
 };
 
 struct Submission {
@@ -417,6 +436,8 @@ struct BulkExporter::Impl {
     docs_dead_lettered.fetch_add(1, std::memory_order_relaxed);
   }
 
+  // Counts and dead-letters one document; the caller logs (log_rejected), once for all the
+  // documents of a response.
   void permanent(const ItemRef& ref, int status, std::string_view type, std::string_view reason,
                  std::string_view index) {
     docs_failed.fetch_add(1, std::memory_order_relaxed);
@@ -424,12 +445,16 @@ struct BulkExporter::Impl {
       std::lock_guard lk(reasons_mu);
       ++failed_by_reason[type.empty() ? std::string("unknown") : std::string(type)];
     }
-    if (log_permanent.allow()) {
-      spdlog::warn("elasticsearch exporter: document rejected permanently: status {} {}: {}", status, type,
-                   reason);
-    }
     write_dead_letter(ref, status, type, reason, index);
     settle(ref, Outcome::kFailed);
+  }
+  // `n` documents of one response rejected for good, the first with this status and error.
+  // One line per second at most, with every document since the previous line in its count
+  // (one line per document, without a count, left all but one of them unsaid).
+  void log_rejected(std::size_t n, int status, std::string_view type, std::string_view reason) {
+    if (const auto total = log_permanent.count(n))
+      spdlog::warn("elasticsearch exporter: {} documents rejected permanently: status {} {}: {}", total,
+                   status, type, reason);
   }
 
   void drop(const ItemRef& ref, int status, std::string_view reason) {
@@ -450,9 +475,9 @@ struct BulkExporter::Impl {
   // endpoint, since every attempt picks round-robin among the healthy ones).
   void retry_request(Request&& r, int status, const std::string& why) {
     if (!may_retry(r.attempt)) {
-      if (log_dropped.allow()) {
-        spdlog::error("elasticsearch exporter: dropping {} documents after {} retries: {}", r.items.size(),
-                      r.attempt, why);
+      if (const auto n = log_dropped.count(r.items.size())) {
+        spdlog::error("elasticsearch exporter: dropping {} documents after {} retries: {}", n, r.attempt,
+                      why);
       }
       for (const auto& ref : r.items) drop(ref, status, why);
       return;
@@ -585,7 +610,14 @@ struct BulkExporter::Impl {
 
     if (status >= 200 && status < 300) {
       if (!w.bulk_response.parse(w.response.body, n)) {
-        // Without per-item results nothing is known: send it all again (at least once).
+        // Without per-item results nothing is known: send it all again (at least once). Said,
+        // as the other request failures are: a proxy answering 200 with its own page, or a
+        // response without the items, was retried in silence.
+        if (log_request.allow())
+          spdlog::warn(
+              "elasticsearch exporter: {}: HTTP {} without a bulk response for the {} documents sent "
+              "({} bytes: {}); sending them again",
+              endpoints[ep].url, status, n, w.response.body.size(), preview(w.response.body));
         return retry_request(std::move(r), status, "unreadable bulk response");
       }
       if (w.bulk_response.all_indexed()) {
@@ -595,8 +627,8 @@ struct BulkExporter::Impl {
       }
       Request again;
       again.attempt = r.attempt + 1;
-      std::size_t dropped = 0;  // past max_retries: logged once per response, below
-      const BulkItemResult* first_dropped = nullptr;
+      std::size_t dropped = 0, rejected = 0;  // logged once per response, below
+      const BulkItemResult *first_dropped = nullptr, *first_rejected = nullptr;
       for (std::size_t i = 0; i < n; ++i) {
         const auto& res = w.bulk_response.results()[i];
         const auto& ref = r.items[i];
@@ -616,11 +648,14 @@ struct BulkExporter::Impl {
           }
         } else {
           permanent(ref, res.status, res.type, res.reason, res.index);
+          if (!rejected++) first_rejected = &res;
         }
       }
-      if (dropped && log_dropped.allow()) {
+      if (rejected)
+        log_rejected(rejected, first_rejected->status, first_rejected->type, first_rejected->reason);
+      if (const auto total = dropped ? log_dropped.count(dropped) : 0) {
         spdlog::error("elasticsearch exporter: dropping {} documents after {} retries: status {} {}: {}",
-                      dropped, r.attempt, first_dropped->status, first_dropped->type, first_dropped->reason);
+                      total, r.attempt, first_dropped->status, first_dropped->type, first_dropped->reason);
       }
       if (!again.items.empty()) {
         auto delay = backoff(again.attempt);
@@ -635,7 +670,8 @@ struct BulkExporter::Impl {
       }
       auto [type, reason] = request_error(w.response.body);
       if (type.empty()) type = "content_too_long_exception";
-      return permanent(r.items[0], status, type, reason, "");
+      permanent(r.items[0], status, type, reason, "");
+      return log_rejected(1, status, type, reason);
     }
     if (retriable_status(status) || status == 502 || status == 503 || status == 504 || status >= 500) {
       if (log_request.allow()) spdlog::warn("elasticsearch exporter: {}: HTTP {}", endpoints[ep].url, status);
@@ -653,7 +689,7 @@ struct BulkExporter::Impl {
       // Each item fails for good (counted per reason, dead-lettered, logged rate-limited).
       if (type.empty()) type = fmt::format("http_{}", status);
       for (const auto& ref : r.items) permanent(ref, status, type, reason, "");
-      return;
+      return log_rejected(r.items.size(), status, type, reason);
     }
     if (log_config.allow(10'000'000'000)) {
       spdlog::error(
@@ -846,6 +882,11 @@ void BulkExporter::shutdown(milliseconds timeout) {
   if (!left.empty())
     spdlog::warn("elasticsearch exporter: shutdown left {} batches ({} documents) undelivered", left.size(),
                  left_docs);
+  // What the rate-limited lines have not said yet.
+  if (const auto n = im.log_permanent.take())
+    spdlog::warn("elasticsearch exporter: {} documents rejected permanently since the last message", n);
+  if (const auto n = im.log_dropped.take())
+    spdlog::error("elasticsearch exporter: {} documents dropped after retries since the last message", n);
   im.space_cv.notify_all();
 }
 

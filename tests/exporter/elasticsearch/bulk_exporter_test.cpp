@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -273,6 +274,58 @@ TEST(BulkExporter, MappingErrorsArePermanentAndDeadLettered) {
   EXPECT_EQ(ns.size(), kDocs / 10);
   for (auto n : ns) EXPECT_EQ(n % 10, 0);
   std::filesystem::remove_all(dir);
+}
+
+// Sums the counts of the log lines that contain `what` ("<count> documents <what>...").
+std::uint64_t counted_in_log(const std::string& log, std::string_view what) {
+  std::uint64_t total = 0;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find(what);
+    if (at == std::string::npos) continue;
+    // The count is the number before " documents".
+    const auto docs = line.rfind(" documents", at);
+    if (docs == std::string::npos) continue;
+    auto start = docs;
+    while (start > 0 && std::isdigit(static_cast<unsigned char>(line[start - 1]))) --start;
+    total += std::stoull(line.substr(start, docs - start));
+  }
+  return total;
+}
+
+// Without a dead-letter file the log is where rejected documents are said: every one of them
+// is in the count of some line (one line per document, rate-limited, said one in a hundred
+// here and gave no count), the ones after the last line in a line at shutdown.
+TEST(BulkExporter, EveryRejectedDocumentIsCountedInTheLog) {
+  sink::SinkOptions so;
+  so.port = 0;
+  so.mapping_error_field = "bad_field";
+  sink::SinkServer sink(so);
+  auto port = sink.start();
+  auto o = fast_options({url(port)});
+  o.num_workers = 1;
+  o.flush_bytes = 2048;  // many responses, most of them within the rate limit's second
+  std::ostringstream log;
+  auto capture = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  spdlog::default_logger()->sinks().push_back(capture);
+  Collector c;
+  constexpr std::size_t kDocs = 1000;
+  {
+    BulkExporter ex(o);
+    ex.start();
+    for (std::size_t b = 0; b < kDocs; b += 100) {
+      encoding::EncodedBatch batch;
+      for (std::size_t i = b; i < b + 100; ++i) append_doc(batch, i, i % 10 == 0 ? R"("bad_field":"x")" : "");
+      ASSERT_TRUE(ex.submit(std::move(batch), c.done()));
+    }
+    ASSERT_TRUE(ex.flush());
+    EXPECT_EQ(ex.counters().docs_failed, kDocs / 10);
+    ex.shutdown(std::chrono::milliseconds(1000));
+  }
+  spdlog::default_logger()->sinks().pop_back();
+  EXPECT_EQ(c.total.failed, kDocs / 10);
+  EXPECT_EQ(counted_in_log(log.str(), "rejected permanently"), kDocs / 10) << log.str();
+  EXPECT_NE(log.str().find("mapper_parsing_exception"), std::string::npos) << log.str();
 }
 
 TEST(BulkExporter, Splits413UntilEveryItemFits) {
