@@ -186,7 +186,7 @@ struct BulkExporter::Impl {
   std::mutex dl_mu;
   std::FILE* dead_letter = nullptr;
 
-  RateLimit log_permanent, log_request, log_config, log_dropped;
+  RateLimit log_permanent, log_request, log_config, log_dropped, log_dead_letter;
 
   explicit Impl(BulkExporterOptions o) : opt(std::move(o)) {
     if (opt.endpoints.empty()) throw std::invalid_argument("elasticsearch exporter: no endpoints");
@@ -244,6 +244,9 @@ struct BulkExporter::Impl {
     if (!dead_letter)
       throw std::runtime_error(
           fmt::format("cannot open dead_letter.path {}: {}", path, std::strerror(errno)));
+    // Unbuffered: a line either reaches the file (one write per line, as the flush after
+    // each line did) or its write fails, and then the document is not counted as written.
+    std::setvbuf(dead_letter, nullptr, _IONBF, 0);
   }
 
   // --- queue ------------------------------------------------------------------------
@@ -430,10 +433,26 @@ struct BulkExporter::Impl {
     embed("action", strip_newline(b.action(ref.index)));
     embed("document", strip_newline(b.document(ref.index)));
     line += "}\n";
-    std::lock_guard lk(dl_mu);
-    std::fwrite(line.data(), 1, line.size(), dead_letter);
-    std::fflush(dead_letter);
-    docs_dead_lettered.fetch_add(1, std::memory_order_relaxed);
+    bool written = true;
+    int error = 0;
+    {
+      std::lock_guard lk(dl_mu);
+      if (std::fwrite(line.data(), 1, line.size(), dead_letter) != line.size()) {
+        written = false;
+        error = errno;
+        std::clearerr(dead_letter);
+      }
+    }
+    if (written) {
+      docs_dead_lettered.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    // A full or failing disk: the document is gone, which must be said (it was counted as
+    // written, and the file did not have it).
+    if (const auto n = log_dead_letter.count(1))
+      spdlog::error(
+          "elasticsearch exporter: cannot write to dead_letter.path {}: {}: {} documents not written",
+          opt.dead_letter_path, std::strerror(error), n);
   }
 
   // Counts and dead-letters one document; the caller logs (log_rejected), once for all the
@@ -887,6 +906,10 @@ void BulkExporter::shutdown(milliseconds timeout) {
     spdlog::warn("elasticsearch exporter: {} documents rejected permanently since the last message", n);
   if (const auto n = im.log_dropped.take())
     spdlog::error("elasticsearch exporter: {} documents dropped after retries since the last message", n);
+  if (const auto n = im.log_dead_letter.take())
+    spdlog::error(
+        "elasticsearch exporter: {} documents not written to dead_letter.path {} since the last message", n,
+        im.opt.dead_letter_path);
   im.space_cv.notify_all();
 }
 

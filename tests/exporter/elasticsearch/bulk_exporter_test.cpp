@@ -328,6 +328,38 @@ TEST(BulkExporter, EveryRejectedDocumentIsCountedInTheLog) {
   EXPECT_NE(log.str().find("mapper_parsing_exception"), std::string::npos) << log.str();
 }
 
+// A dead-letter file that cannot be written (a full disk): the documents are not counted as
+// written (they were, and the file had none of them) and the log says how many were lost.
+TEST(BulkExporter, DeadLetterWriteFailuresAreSaidNotCounted) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  sink::SinkOptions so;
+  so.port = 0;
+  so.mapping_error_field = "bad_field";
+  sink::SinkServer sink(so);
+  auto port = sink.start();
+  auto o = fast_options({url(port)});
+  o.dead_letter_path = "/dev/full";  // every write fails with ENOSPC
+  std::ostringstream log;
+  auto capture = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  spdlog::default_logger()->sinks().push_back(capture);
+  Collector c;
+  {
+    BulkExporter ex(o);
+    ex.start();
+    encoding::EncodedBatch batch;
+    for (std::size_t i = 0; i < 50; ++i) append_doc(batch, i, R"("bad_field":"x")");
+    ASSERT_TRUE(ex.submit(std::move(batch), c.done()));
+    ASSERT_TRUE(ex.flush());
+    const auto k = ex.counters();
+    EXPECT_EQ(k.docs_failed, 50u);
+    EXPECT_EQ(k.docs_dead_lettered, 0u);
+    ex.shutdown(std::chrono::milliseconds(1000));
+  }
+  spdlog::default_logger()->sinks().pop_back();
+  EXPECT_EQ(c.total.failed, 50u);
+  EXPECT_EQ(counted_in_log(log.str(), "not written"), 50u) << log.str();
+}
+
 TEST(BulkExporter, Splits413UntilEveryItemFits) {
   auto dir = temp_dir("413");
   sink::SinkOptions so;
