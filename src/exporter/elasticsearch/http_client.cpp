@@ -196,13 +196,24 @@ struct HttpClient::Impl {
   beast::error_code exchange(Stream& s, Conn& c, http::request<GatherBody>& req,
                              http::response_parser<net::AppendStringBody>& parser) {
     net::arm_timeout(c.lowest(), opt.request_timeout);
-    auto ec = run([&](auto h) { http::async_write(s, req, h); });
-    if (ec) return ec;
+    const auto write_ec = run([&](auto h) { http::async_write(s, req, h); });
+    // A server may answer before it has read the whole body and close the connection: a 413
+    // for a Content-Length over its limit (Elasticsearch's http.max_content_length, a proxy's
+    // body size limit). The write then fails (broken pipe, reset), but the answer arrived
+    // before that: read it. Without it, a request too large for a proxy was a connection
+    // error, sent again whole forever instead of split.
+    if (write_ec && write_ec != asio::error::broken_pipe && write_ec != asio::error::connection_reset)
+      return write_ec;
     // Beast reads only the buffer's free capacity (at least 512 bytes) per recv, and the
     // body moves out of it: reserve, or a 100 KB bulk response takes ~200 recv calls.
     c.buffer.reserve(net::kReadBufferReserve);
-    ec = run([&](auto h) { http::async_read(s, c.buffer, parser, h); });
+    auto ec = run([&](auto h) { http::async_read(s, c.buffer, parser, h); });
     c.lowest().expires_never();
+    if (write_ec) {
+      // The connection is unusable after a failed write, whatever the answer said.
+      if (!ec) close(c);
+      return ec ? write_ec : ec;
+    }
     return ec;
   }
 };

@@ -37,6 +37,7 @@ class RecordingServer {
   std::uint16_t start() {
     tcp::endpoint ep(asio::ip::make_address("127.0.0.1"), 0);
     acceptor_.open(ep.protocol());
+    if (early_413_above_) acceptor_.set_option(asio::socket_base::receive_buffer_size(4096));
     acceptor_.bind(ep);
     acceptor_.listen();
     asio::co_spawn(ioc_, accept_loop(), asio::detached);
@@ -63,6 +64,12 @@ class RecordingServer {
     fail_left_ = n;
     fail_status_ = status;
   }
+  // Requests whose Content-Length is above `bytes` are answered 413 from their header, and the
+  // connection closed without reading the body (as Elasticsearch over http.max_content_length
+  // and proxies over their body limit do). The server's receive buffer is kept small, so
+  // that the client is still writing when the connection closes.
+  void early_413_above(std::size_t bytes) { early_413_above_ = bytes; }
+  int early_413s() const { return early_413s_.load(); }
 
  private:
   asio::awaitable<void> accept_loop() {
@@ -95,8 +102,21 @@ class RecordingServer {
     beast::flat_buffer buf;
     compression::GzipDecompressor gunzip;
     for (;;) {
-      http::request<http::string_body> req;
-      co_await http::async_read(s, buf, req, asio::use_awaitable);
+      http::request_parser<http::string_body> parser;
+      parser.body_limit(1ull << 30);
+      co_await http::async_read_header(s, buf, parser, asio::use_awaitable);
+      if (early_413_above_ && parser.content_length() && *parser.content_length() > early_413_above_) {
+        ++early_413s_;
+        http::response<http::string_body> res{http::status::payload_too_large, 11};
+        res.set(http::field::content_type, "text/html");
+        res.body() = "<html><head><title>413 Request Entity Too Large</title></head></html>";
+        res.keep_alive(false);
+        res.prepare_payload();
+        co_await http::async_write(s, res, asio::use_awaitable);
+        co_return;  // closes with the body unread: a reset for the client still writing it
+      }
+      co_await http::async_read(s, buf, parser, asio::use_awaitable);
+      http::request<http::string_body> req = parser.release();
       http::response<http::string_body> res{http::status::ok, req.version()};
       res.set(http::field::content_type, "application/json");
       if (fail_left_ > 0) {
@@ -146,6 +166,8 @@ class RecordingServer {
   std::atomic<int> connections_{0}, handshake_failures_{0};
   std::atomic<int> fail_left_{0};
   int fail_status_ = 401;
+  std::size_t early_413_above_ = 0;
+  std::atomic<int> early_413s_{0};
 };
 
 std::string url(std::uint16_t port, const char* scheme = "http") {
@@ -205,6 +227,37 @@ TEST(ExporterRequest, ApiKeyAndHeaderOverride) {
   EXPECT_EQ(seen[0].headers.count("content-encoding"), 0u);
   EXPECT_EQ(seen[0].target.find("require_data_stream"), std::string::npos);
   EXPECT_EQ(seen[0].items, 50u);
+}
+
+// A server that answers 413 before reading the body and closes: the write fails (broken pipe
+// or reset) but the 413 is read, and the request is split until its halves fit. It was a
+// connection error: the same request sent again whole, forever.
+TEST(ExporterRequest, An413AnsweredBeforeTheBodyIsReadSplitsTheRequest) {
+  RecordingServer server;
+  server.early_413_above(1u << 20);
+  auto port = server.start();
+  auto o = fast_options({url(port)});
+  o.num_workers = 1;
+  o.gzip = false;
+  o.flush_bytes = 64u << 20;  // one request of everything: ~16 MB
+  Collector c;
+  BulkExporter ex(o);
+  ex.start();
+  constexpr std::size_t kDocs = 4000;
+  for (std::size_t b = 0; b < kDocs; b += 500) {
+    encoding::EncodedBatch batch;
+    for (std::size_t i = b; i < b + 500; ++i) append_doc(batch, i, {}, 4000);
+    ASSERT_TRUE(ex.submit(std::move(batch), c.done()));
+  }
+  EXPECT_TRUE(ex.flush(exporter::es::Clock::now() + std::chrono::seconds(30)));
+  auto k = ex.counters();
+  EXPECT_EQ(c.total.indexed, kDocs);
+  EXPECT_EQ(server.items(), kDocs);
+  EXPECT_GT(server.early_413s(), 0);
+  EXPECT_GT(k.splits_413, 0u);
+  EXPECT_GT(k.requests_by_status[413], 0u);
+  EXPECT_EQ(k.docs_failed, 0u);
+  ex.shutdown(std::chrono::milliseconds(0));
 }
 
 // A whole-request 400, 401, 403 or 404 is a configuration problem (bulk-delivery.md): the
