@@ -130,54 +130,71 @@ TEST(OtlpChain, TlsFilesThatCannotBeLoadedStopTheCollector) {
 
 }  // namespace
 
+namespace {
+
+// `tern gen` logs (`logs` of them) and traces (`traces`, a root and one child span each) ->
+// `tern run` with an Elasticsearch exporter in mapping mode `mode` -> `tern sink`: the
+// indexed documents (`_index` and `_source` lines of the sink's dump), once `tern run` has
+// shown that the mode refuses a metrics pipeline before it starts.
+std::vector<std::string> run_mapping_chain(const std::string& mode, int logs, int traces) {
+  const fs::path dir = fs::temp_directory_path() / ("tern-" + mode + "-e2e-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::vector<std::string> docs;
+  [&] {
+    Process sink({kTern, "sink", "--listen", "127.0.0.1:0", "--dump", (dir / "dump.ndjson").string()});
+    auto line = sink.wait_for_line("tern sink listening on", std::chrono::seconds(20));
+    ASSERT_TRUE(line) << sink.output();
+    const auto sink_port = *tern::test::parse_listen_port(*line);
+    const auto ports = tern::test::free_ports(1);
+    ASSERT_EQ(ports.size(), 1u);
+    const std::string config =
+        "receivers:\n  otlp:\n    protocols:\n      grpc:\n        endpoint: " + port(ports[0]) +
+        "\nexporters:\n  elasticsearch:\n    endpoints: [http://" + port(sink_port) +
+        "]\n    mapping:\n      mode: " + mode +
+        "\n    flush:\n      interval: 50ms\nservice:\n  telemetry:\n"
+        "    metrics:\n      address: 127.0.0.1:0\n  pipelines:\n"
+        "    logs: {receivers: [otlp], exporters: [elasticsearch]}\n"
+        "    traces: {receivers: [otlp], exporters: [elasticsearch]}\n";
+    std::ofstream(dir / "bad.yaml") << config
+                                    << "    metrics: {receivers: [otlp], exporters: [elasticsearch]}\n";
+    Process bad({kTern, "run", "-c", (dir / "bad.yaml").string()});
+    EXPECT_EQ(bad.wait(std::chrono::seconds(20)), 1) << bad.output();
+    EXPECT_NE(bad.output().find("mapping.mode " + mode + " encodes logs and traces only"), std::string::npos)
+        << bad.output();
+
+    std::ofstream(dir / "good.yaml") << config;
+    Process collector({kTern, "run", "-c", (dir / "good.yaml").string()});
+    ASSERT_TRUE(collector.wait_for_line("tern run: ready", std::chrono::seconds(20))) << collector.output();
+    for (std::vector<std::string> args :
+         {std::vector<std::string>{"logs", "--logs", std::to_string(logs)},
+          std::vector<std::string>{"traces", "--traces", std::to_string(traces), "--child-spans", "1"}}) {
+      args.insert(args.begin(), {kTern, "gen"});
+      args.insert(args.end(), {"--otlp-insecure", "--otlp-endpoint", port(ports[0])});
+      Process g(args);
+      const auto code = g.wait(std::chrono::seconds(60));
+      ASSERT_TRUE(code) << g.output();
+      ASSERT_EQ(*code, 0) << g.output();
+    }
+    collector.signal(SIGTERM);
+    EXPECT_EQ(collector.wait(std::chrono::seconds(30)), 0) << collector.output();
+    sink.signal(SIGTERM);
+    EXPECT_EQ(sink.wait(std::chrono::seconds(30)), 0) << sink.output();
+    std::ifstream f(dir / "dump.ndjson");
+    for (std::string l; std::getline(f, l);) docs.push_back(std::move(l));
+  }();
+  fs::remove_all(dir);
+  return docs;
+}
+
+}  // namespace
+
 // mapping.mode none, with real processes: `tern gen` -> `tern run` -> `tern sink`. Logs and
 // spans arrive once each in the Collector's original shape, in data streams without the
 // ".otel" suffix; a none exporter in a metrics pipeline stops `tern run` before it starts.
 TEST(OtlpChain, NoneMappingModeIndexesTheCollectorsOriginalDocuments) {
-  const fs::path dir = fs::temp_directory_path() / ("tern-none-e2e-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  Process sink({kTern, "sink", "--listen", "127.0.0.1:0", "--dump", (dir / "dump.ndjson").string()});
-  auto line = sink.wait_for_line("tern sink listening on", std::chrono::seconds(20));
-  ASSERT_TRUE(line) << sink.output();
-  const auto sink_port = *tern::test::parse_listen_port(*line);
-  const auto ports = tern::test::free_ports(1);
-  ASSERT_EQ(ports.size(), 1u);
-  const std::string config =
-      "receivers:\n  otlp:\n    protocols:\n      grpc:\n        endpoint: " + port(ports[0]) +
-      "\nexporters:\n  elasticsearch:\n    endpoints: [http://" + port(sink_port) +
-      "]\n    mapping:\n      mode: none\n    flush:\n      interval: 50ms\nservice:\n  telemetry:\n"
-      "    metrics:\n      address: 127.0.0.1:0\n  pipelines:\n"
-      "    logs: {receivers: [otlp], exporters: [elasticsearch]}\n"
-      "    traces: {receivers: [otlp], exporters: [elasticsearch]}\n";
-  std::ofstream(dir / "bad.yaml") << config
-                                  << "    metrics: {receivers: [otlp], exporters: [elasticsearch]}\n";
-  Process bad({kTern, "run", "-c", (dir / "bad.yaml").string()});
-  EXPECT_EQ(bad.wait(std::chrono::seconds(20)), 1) << bad.output();
-  EXPECT_NE(bad.output().find("mapping.mode none encodes logs and traces only"), std::string::npos)
-      << bad.output();
-
-  std::ofstream(dir / "none.yaml") << config;
-  Process collector({kTern, "run", "-c", (dir / "none.yaml").string()});
-  ASSERT_TRUE(collector.wait_for_line("tern run: ready", std::chrono::seconds(20))) << collector.output();
-  for (std::vector<std::string> args :
-       {std::vector<std::string>{"logs", "--logs", "120"},
-        std::vector<std::string>{"traces", "--traces", "25", "--child-spans", "1"}}) {
-    args.insert(args.begin(), {kTern, "gen"});
-    args.insert(args.end(), {"--otlp-insecure", "--otlp-endpoint", port(ports[0])});
-    Process g(args);
-    const auto code = g.wait(std::chrono::seconds(60));
-    ASSERT_TRUE(code) << g.output();
-    ASSERT_EQ(*code, 0) << g.output();
-  }
-  collector.signal(SIGTERM);
-  EXPECT_EQ(collector.wait(std::chrono::seconds(30)), 0) << collector.output();
-  sink.signal(SIGTERM);
-  EXPECT_EQ(sink.wait(std::chrono::seconds(30)), 0) << sink.output();
-
   std::map<std::string, int> by_index;
   simdjson::dom::parser parser;
-  std::ifstream f(dir / "dump.ndjson");
-  for (std::string l; std::getline(f, l);) {
+  for (const std::string& l : run_mapping_chain("none", 120, 25)) {
     simdjson::dom::element doc;
     ASSERT_EQ(parser.parse(l).get(doc), simdjson::SUCCESS) << l;
     const std::string index(doc["_index"].get_string().value());
@@ -188,7 +205,8 @@ TEST(OtlpChain, NoneMappingModeIndexesTheCollectorsOriginalDocuments) {
     EXPECT_EQ(ts.back(), 'Z') << l;
     EXPECT_EQ(src["Resource"]["service"]["name"].error(), simdjson::SUCCESS) << l;
     EXPECT_EQ(src["Scope"]["name"].error(), simdjson::SUCCESS) << l;
-    EXPECT_EQ(src["data_stream"].error(), simdjson::NO_SUCH_FIELD) << l;
+    EXPECT_EQ(src["data_stream"].error(), simdjson::NO_SUCH_FIELD) << l;  // under Attributes
+    EXPECT_EQ(src["Attributes"]["data_stream"]["namespace"].get_string().value(), "default") << l;
     if (index == "logs-generic-default") {
       EXPECT_EQ(src["Body"].is_string(), true) << l;
       EXPECT_EQ(src["SeverityText"].error(), simdjson::SUCCESS) << l;
@@ -201,57 +219,15 @@ TEST(OtlpChain, NoneMappingModeIndexesTheCollectorsOriginalDocuments) {
   EXPECT_EQ(by_index["logs-generic-default"], 120);
   EXPECT_EQ(by_index["traces-generic-default"], 25 * 2);  // a root and one child per trace
   EXPECT_EQ(by_index.size(), 2u);
-  fs::remove_all(dir);
 }
 
 // mapping.mode ecs, with real processes: logs and spans arrive once each with Elastic Common
 // Schema names (message, log.level, agent.name, span.kind, ...), in data streams whose fields
 // the documents carry; an ecs exporter in a metrics pipeline stops `tern run` before it starts.
 TEST(OtlpChain, EcsMappingModeIndexesEcsDocuments) {
-  const fs::path dir = fs::temp_directory_path() / ("tern-ecs-e2e-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  Process sink({kTern, "sink", "--listen", "127.0.0.1:0", "--dump", (dir / "dump.ndjson").string()});
-  auto line = sink.wait_for_line("tern sink listening on", std::chrono::seconds(20));
-  ASSERT_TRUE(line) << sink.output();
-  const auto sink_port = *tern::test::parse_listen_port(*line);
-  const auto ports = tern::test::free_ports(1);
-  ASSERT_EQ(ports.size(), 1u);
-  const std::string config =
-      "receivers:\n  otlp:\n    protocols:\n      grpc:\n        endpoint: " + port(ports[0]) +
-      "\nexporters:\n  elasticsearch:\n    endpoints: [http://" + port(sink_port) +
-      "]\n    mapping:\n      mode: ecs\n    flush:\n      interval: 50ms\nservice:\n  telemetry:\n"
-      "    metrics:\n      address: 127.0.0.1:0\n  pipelines:\n"
-      "    logs: {receivers: [otlp], exporters: [elasticsearch]}\n"
-      "    traces: {receivers: [otlp], exporters: [elasticsearch]}\n";
-  std::ofstream(dir / "bad.yaml") << config
-                                  << "    metrics: {receivers: [otlp], exporters: [elasticsearch]}\n";
-  Process bad({kTern, "run", "-c", (dir / "bad.yaml").string()});
-  EXPECT_EQ(bad.wait(std::chrono::seconds(20)), 1) << bad.output();
-  EXPECT_NE(bad.output().find("mapping.mode ecs encodes logs and traces only"), std::string::npos)
-      << bad.output();
-
-  std::ofstream(dir / "ecs.yaml") << config;
-  Process collector({kTern, "run", "-c", (dir / "ecs.yaml").string()});
-  ASSERT_TRUE(collector.wait_for_line("tern run: ready", std::chrono::seconds(20))) << collector.output();
-  for (std::vector<std::string> args :
-       {std::vector<std::string>{"logs", "--logs", "80"},
-        std::vector<std::string>{"traces", "--traces", "20", "--child-spans", "1"}}) {
-    args.insert(args.begin(), {kTern, "gen"});
-    args.insert(args.end(), {"--otlp-insecure", "--otlp-endpoint", port(ports[0])});
-    Process g(args);
-    const auto code = g.wait(std::chrono::seconds(60));
-    ASSERT_TRUE(code) << g.output();
-    ASSERT_EQ(*code, 0) << g.output();
-  }
-  collector.signal(SIGTERM);
-  EXPECT_EQ(collector.wait(std::chrono::seconds(30)), 0) << collector.output();
-  sink.signal(SIGTERM);
-  EXPECT_EQ(sink.wait(std::chrono::seconds(30)), 0) << sink.output();
-
   std::map<std::string, int> by_index;
   simdjson::dom::parser parser;
-  std::ifstream f(dir / "dump.ndjson");
-  for (std::string l; std::getline(f, l);) {
+  for (const std::string& l : run_mapping_chain("ecs", 80, 20)) {
     simdjson::dom::element doc;
     ASSERT_EQ(parser.parse(l).get(doc), simdjson::SUCCESS) << l;
     const std::string index(doc["_index"].get_string().value());
@@ -276,7 +252,6 @@ TEST(OtlpChain, EcsMappingModeIndexesEcsDocuments) {
   EXPECT_EQ(by_index["logs-generic-default"], 80);
   EXPECT_EQ(by_index["traces-generic-default"], 20 * 2);  // a root and one child per trace
   EXPECT_EQ(by_index.size(), 2u);
-  fs::remove_all(dir);
 }
 
 namespace {

@@ -11,8 +11,6 @@ EncoderConfig bodymap(std::string logs_index = {}) {
   return c;
 }
 
-std::uint64_t rejected(const EncodedBatch& b, EncodeReject r) { return b.stats.rejected[std::size_t(r)]; }
-
 TEST(EsBodyMap, ParsesItsName) {
   EXPECT_EQ(parse_mapping_mode("otel"), MappingMode::Otel);
   EXPECT_EQ(parse_mapping_mode("bodymap"), MappingMode::BodyMap);

@@ -12,17 +12,6 @@ EncoderConfig ecs_config(std::string logs_index = {}, std::string traces_index =
   return c;
 }
 
-std::uint64_t rejected(const EncodedBatch& b, EncodeReject r) { return b.stats.rejected[std::size_t(r)]; }
-
-template <std::size_t N>
-std::array<std::uint8_t, N> id(std::uint8_t first) {
-  std::array<std::uint8_t, N> x{};
-  for (std::size_t i = 0; i < N; ++i) x[i] = static_cast<std::uint8_t>(first + i);
-  return x;
-}
-
-constexpr std::uint64_t kT = 1721314113467654123ull;  // 2024-07-18T14:48:33.467654123Z
-
 EncodedBatch encode_logs(LogsFixture& f, EncoderConfig c = ecs_config()) {
   EncodedBatch b = f.encode(c);
   expect_no_duplicate_keys(b);

@@ -12,17 +12,6 @@ EncoderConfig mode_config(MappingMode mode, std::string logs_index = {}, std::st
   return c;
 }
 
-std::uint64_t rejected(const EncodedBatch& b, EncodeReject r) { return b.stats.rejected[std::size_t(r)]; }
-
-template <std::size_t N>
-std::array<std::uint8_t, N> id(std::uint8_t first) {
-  std::array<std::uint8_t, N> x{};
-  for (std::size_t i = 0; i < N; ++i) x[i] = static_cast<std::uint8_t>(first + i);
-  return x;
-}
-
-constexpr std::uint64_t kT = 1721314113467654123ull;  // 2024-07-18T14:48:33.467654123Z
-
 std::string rfc3339(std::uint64_t ns) {
   char buf[kRfc3339NanoRoom];
   return {buf, rfc3339_nano(buf, ns)};

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <array>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -23,6 +25,22 @@ inline EncoderConfig config(std::string logs = {}, std::string metrics = {}, std
   c.logs_dynamic_id = dynamic_id;
   return c;
 }
+
+// How many items of `b` the encoder rejected for `r`.
+inline std::uint64_t rejected(const EncodedBatch& b, EncodeReject r) {
+  return b.stats.rejected[std::size_t(r)];
+}
+
+// An id of N bytes counting up from `first`.
+template <std::size_t N>
+std::array<std::uint8_t, N> id(std::uint8_t first) {
+  std::array<std::uint8_t, N> x{};
+  for (std::size_t i = 0; i < N; ++i) x[i] = static_cast<std::uint8_t>(first + i);
+  return x;
+}
+
+// A time with every digit set: 2024-07-18T14:48:33.467654123Z.
+inline constexpr std::uint64_t kT = 1721314113467654123ull;
 
 inline KeyValue kv(const Arena& a, std::string_view k, AnyValue v) { return {a.copy(k), v}; }
 inline AnyValue s(const Arena& a, std::string_view v) { return AnyValue::string(a.copy(v)); }
