@@ -18,6 +18,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "encoding/base64.h"
 #include "ottl/condition.h"
 #include "ottl/statement.h"
 #include "receiver/filelog/timestamp_layout.h"
@@ -108,6 +109,9 @@ class Ctx {
   std::string file_;
   const EnvLookup& env_;
   Diagnostics& diags_;
+
+ public:
+  const EnvLookup& env() const { return env_; }
 };
 
 // Reads one mapping: each accessor marks its key as known; finish() reports the rest.
@@ -1311,12 +1315,39 @@ void decode_tls(Ctx& ctx, MapReader& parent, TlsClientConfig& t, bool with_insec
   }
 }
 
+// The Elasticsearch URL of an Elastic Cloud ID, "<name>:<base64 of host[:port]$es-id[$kibana-id]>",
+// as go-elasticsearch reads it: https://<es-id>.<host>[:port]. Empty, with `why`, when it is
+// not one.
+std::string cloud_id_url(std::string_view id, std::string& why) {
+  const auto colon = id.find(':');
+  if (colon == std::string_view::npos) {
+    why = "expected <name>:<base64 text>";
+    return {};
+  }
+  const std::optional<std::string> decoded = tern::encoding::base64_decode(id.substr(colon + 1));
+  if (!decoded) {
+    why = "the part after the first ':' is not base64";
+    return {};
+  }
+  const std::string_view text = *decoded;
+  const auto dollar = text.find('$');
+  const std::string_view host = text.substr(0, dollar);
+  const std::string_view es = dollar == std::string_view::npos ? std::string_view() : text.substr(dollar + 1);
+  const std::string_view es_id = es.substr(0, es.find('$'));
+  if (host.empty() || es_id.empty()) {
+    why = "its decoded text is not <host>$<elasticsearch id>[$<kibana id>]";
+    return {};
+  }
+  return "https://" + std::string(es_id) + "." + std::string(host);
+}
+
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterConfig& c) {
   using E = ElasticsearchExporterConfig;
   using Q = E::SendingQueue;
-  std::string endpoint;
+  std::string endpoint, cloudid;
   r.str("endpoint", endpoint);
   r.strings("endpoints", c.endpoints);
+  r.str("cloudid", cloudid);
   // Each URL is checked where it is written, so the error points at the bad entry.
   auto check_url = [&](const std::string& url, const YAML::Mark& m, const std::string& path) {
     if (!url.starts_with("http://") && !url.starts_with("https://")) {
@@ -1351,8 +1382,33 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
       ctx.error(r.mark("endpoint"), fmt::format("{}: set endpoint or endpoints, not both", r.path()));
     c.endpoints.insert(c.endpoints.begin(), endpoint);
   }
-  if (c.endpoints.empty() && !r.has("endpoint") && !r.has("endpoints")) {
-    ctx.error(at, fmt::format("{}: endpoint or endpoints must be set", r.path()));
+  // As in the Collector: exactly one of endpoint, endpoints and cloudid; without any,
+  // $ELASTICSEARCH_URL (a comma-separated list).
+  if (r.has("cloudid")) {
+    if (r.has("endpoint") || r.has("endpoints")) {
+      ctx.error(r.mark("cloudid"), fmt::format("{}: set endpoint, endpoints or cloudid, not more", r.path()));
+    } else if (std::string why, url = cloud_id_url(cloudid, why); url.empty()) {
+      ctx.error(r.mark("cloudid"),
+                fmt::format("{}: not an Elastic Cloud ID: {}", r.sub_path("cloudid"), why));
+    } else {
+      check_url(url, r.mark("cloudid"), r.sub_path("cloudid"));
+      c.endpoints = {url};
+    }
+  } else if (!r.has("endpoint") && !r.has("endpoints")) {
+    if (const std::optional<std::string> env = ctx.env()("ELASTICSEARCH_URL"); env && !env->empty()) {
+      for (std::string_view rest = *env; !rest.empty();) {
+        const auto comma = rest.find(',');
+        std::string_view url = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        while (!url.empty() && url.front() == ' ') url.remove_prefix(1);
+        while (!url.empty() && url.back() == ' ') url.remove_suffix(1);
+        check_url(std::string(url), at, r.path() + " ($ELASTICSEARCH_URL)");
+        c.endpoints.emplace_back(url);
+      }
+    } else {
+      ctx.error(at, fmt::format("{}: endpoint, endpoints or cloudid must be set (or $ELASTICSEARCH_URL)",
+                                r.path()));
+    }
   } else if (c.endpoints.empty()) {
     ctx.error(r.mark(r.has("endpoints") ? "endpoints" : "endpoint"),
               fmt::format("{}: endpoint or endpoints must not be empty", r.path()));
@@ -1372,6 +1428,22 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     MapReader rt(ctx, r.get("retry"), r.sub_path("retry"));
     rt.boolean("enabled", c.retry.enabled);
     rt.uint("max_retries", c.retry.max_retries);
+    // The Collector's deprecated count of attempts: max_retries = max_requests - 1 (there,
+    // 0 retries; here 0 means no limit, so 1 request turns retries off).
+    std::uint64_t max_requests = 0;
+    rt.uint("max_requests", max_requests);
+    if (rt.has("max_requests")) {
+      ctx.warning(
+          rt.mark("max_requests"),
+          fmt::format("{}: deprecated (as in the Collector): use max_retries", rt.sub_path("max_requests")));
+      if (rt.has("max_retries"))
+        ctx.error(rt.mark("max_requests"),
+                  fmt::format("{}: set max_retries or max_requests, not both", rt.path()));
+      else if (max_requests == 1)
+        c.retry.enabled = false;
+      else if (max_requests > 1)
+        c.retry.max_retries = max_requests - 1;
+    }
     rt.duration("initial_interval", c.retry.initial_interval);
     rt.duration("max_interval", c.retry.max_interval);
     rt.uints("retry_on_status", c.retry.retry_on_status, 599);
@@ -1424,6 +1496,13 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
                             c.mapping_mode, join(c.mapping_allowed_modes)));
   }
   r.str("logs_index", c.logs_index);
+  // The Collector's deprecated name for the logs index, which wins over logs_index there.
+  if (std::string index; r.has("index")) {
+    r.str("index", index);
+    ctx.warning(r.mark("index"),
+                fmt::format("{}: deprecated (as in the Collector): use logs_index", r.sub_path("index")));
+    if (!index.empty()) c.logs_index = index;
+  }
   r.str("metrics_index", c.metrics_index);
   r.str("traces_index", c.traces_index);
   // otel mode sends require_data_stream=true (the spec, as the Collector): Elasticsearch then

@@ -13,6 +13,7 @@ namespace tern::config {
 namespace {
 
 using namespace std::chrono_literals;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -718,6 +719,71 @@ exporters:
 
 // Endpoints `tern run` refused when it built the exporter (or could never reach), and headers
 // that made a malformed request, were "valid" for `tern validate`.
+// The Collector's other ways to name the cluster: an Elastic Cloud ID, and
+// $ELASTICSEARCH_URL when no endpoint is configured; and its deprecated keys.
+TEST(Problems, ElasticsearchCloudIdEnvironmentUrlAndDeprecatedKeys) {
+  const std::string head = R"(
+receivers:
+  otlp:
+    protocols: {grpc: }
+exporters:
+  elasticsearch:
+)";
+  const std::string tail = R"(
+service:
+  pipelines:
+    logs: {receivers: [otlp], exporters: [elasticsearch]}
+)";
+  const auto es = [](const LoadResult& r) {
+    return std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings);
+  };
+  // "my-deployment:" + base64("us-east-1.aws.found.io:9243$es-uuid$kibana-uuid")
+  auto r = load(
+      head +
+      "    cloudid: my-deployment:dXMtZWFzdC0xLmF3cy5mb3VuZC5pbzo5MjQzJGVzLXV1aWQka2liYW5hLXV1aWQ=" + tail);
+  ASSERT_THAT(messages(r), IsEmpty());
+  EXPECT_EQ(es(r).endpoints, std::vector<std::string>{"https://es-uuid.us-east-1.aws.found.io:9243"});
+  // base64("host$es") without a Kibana id; padding "=="
+  r = load(head + "    cloudid: x:aG9zdCRlcw==" + tail);
+  ASSERT_THAT(messages(r), IsEmpty());
+  EXPECT_EQ(es(r).endpoints, std::vector<std::string>{"https://es.host"});
+  for (const std::string bad :
+       {"no-colon", "x:!!!!", "x:aG9zdA==" /* "host": no $ */, "x:aG9zdCQ=" /* "host$" */}) {
+    r = load(head + "    cloudid: \"" + bad + "\"" + tail);
+    ASSERT_EQ(messages(r).size(), 1u) << bad;
+    EXPECT_THAT(messages(r)[0], HasSubstr("exporters.elasticsearch.cloudid: not an Elastic Cloud ID")) << bad;
+  }
+  r = load(head + "    endpoint: http://x:9200\n    cloudid: x:aG9zdCRlcw==" + tail);
+  EXPECT_THAT(messages(r), ElementsAre(HasSubstr("set endpoint, endpoints or cloudid, not more")));
+
+  r = load(head + "    flush: {interval: 1s}" + tail,
+           {{"ELASTICSEARCH_URL", "http://a:9200, https://b:9243"}});
+  ASSERT_THAT(messages(r), IsEmpty());
+  EXPECT_EQ(es(r).endpoints, (std::vector<std::string>{"http://a:9200", "https://b:9243"}));
+  r = load(head + "    flush: {interval: 1s}" + tail, {{"ELASTICSEARCH_URL", "a:9200"}});
+  EXPECT_THAT(messages(r),
+              ElementsAre(HasSubstr("($ELASTICSEARCH_URL): \"a:9200\" must start with http://")));
+  r = load(head + "    endpoint: http://x:9200" + tail, {{"ELASTICSEARCH_URL", "http://ignored:9200"}});
+  EXPECT_EQ(es(r).endpoints, std::vector<std::string>{"http://x:9200"});
+
+  r = load(head +
+           "    endpoint: http://x:9200\n    index: logs-old-default\n    logs_index: logs-new-default\n    "
+           "retry: {max_requests: 4}" +
+           tail);
+  EXPECT_THAT(
+      messages(r),
+      ElementsAre(
+          HasSubstr("exporters.elasticsearch.index: deprecated (as in the Collector): use logs_index"),
+          HasSubstr("retry.max_requests: deprecated (as in the Collector): use max_retries")));
+  EXPECT_EQ(es(r).logs_index, "logs-old-default");  // the Collector's index wins over logs_index
+  EXPECT_EQ(es(r).retry.max_retries, 3u);
+  EXPECT_TRUE(es(r).retry.enabled);
+  r = load(head + "    endpoint: http://x:9200\n    retry: {max_requests: 1}" + tail);
+  EXPECT_FALSE(es(r).retry.enabled);  // one request, no retry (max_retries 0 would be no limit)
+  r = load(head + "    endpoint: http://x:9200\n    retry: {max_requests: 2, max_retries: 5}" + tail);
+  EXPECT_THAT(messages(r), Contains(HasSubstr("set max_retries or max_requests, not both")));
+}
+
 TEST(Problems, ElasticsearchEndpointsAndHeadersTheExporterCannotUse) {
   auto r = load_with_service(R"(
 receivers:
@@ -1043,7 +1109,8 @@ extensions:
           "t.yaml:28:26: error: processors.attributes.actions[3].action: invalid value \"remove\" (expected "
           "one of: insert, update, upsert, delete, convert)",
           "t.yaml:29:3: error: processors.resource: attributes must list at least one action",
-          "t.yaml:32:3: error: exporters.elasticsearch: endpoint or endpoints must be set",
+          "t.yaml:32:3: error: exporters.elasticsearch: endpoint, endpoints or cloudid must be set (or "
+          "$ELASTICSEARCH_URL)",
           "t.yaml:34:15: error: exporters.elasticsearch/2.endpoint: \"localhost:9200\" must start with "
           "http:// or https://",
           "t.yaml:34:15: error: exporters.elasticsearch/2: set endpoint or endpoints, not both",
@@ -1182,7 +1249,8 @@ TEST(Loader, Files) {
   auto b = load_config_file(bad, [](std::string_view) { return std::nullopt; });
   EXPECT_THAT(
       messages(b),
-      ElementsAre(bad + ":3:3: error: exporters.elasticsearch: endpoint or endpoints must be set",
+      ElementsAre(bad + ":3:3: error: exporters.elasticsearch: endpoint, endpoints or cloudid must be set "
+                        "(or $ELASTICSEARCH_URL)",
                   bad + ":4:5: error: unknown key \"endpont\" in exporters.elasticsearch (did you mean "
                         "\"endpoint\"?)",
                   bad +

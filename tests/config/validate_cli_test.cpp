@@ -57,12 +57,16 @@ TEST(ValidateCli, StrictFailsOnWarnings) {
 }
 
 TEST(ValidateCli, ErrorsExitOne) {
-  auto r = tern("validate --config " + kData + "invalid.yaml");
+  // Without $ELASTICSEARCH_URL, which would stand in for the missing endpoint.
+  auto r = tern("validate --config " + kData + "invalid.yaml", "env -u ELASTICSEARCH_URL");
   EXPECT_EQ(r.exit_code, 1);
   const std::string f = kData + "invalid.yaml";
   EXPECT_EQ(
       r.output,
-      f + ":3:3: error: exporters.elasticsearch: endpoint or endpoints must be set\n" + f +
+      f +
+          ":3:3: error: exporters.elasticsearch: endpoint, endpoints or cloudid must be set (or "
+          "$ELASTICSEARCH_URL)\n" +
+          f +
           ":4:5: error: unknown key \"endpont\" in exporters.elasticsearch (did you mean \"endpoint\"?)\n" +
           f +
           ":9:43: error: pipeline \"logs\" references exporter \"elastic\" which is not defined in "
