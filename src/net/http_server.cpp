@@ -181,6 +181,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     // A Content-Length over the limit is reported while parsing the header.
     if (ec == http::error::body_limit) return too_large();
     if (ec == http::error::header_limit) return header_too_large();
+    if (malformed(ec)) return bad_request(ec);
     if (ec) return close();
     auto& req = parser_->get();
     tcp().expires_after(server_.options.request_timeout);
@@ -229,6 +230,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void on_read(beast::error_code ec) {
     if (ec == http::error::body_limit) return too_large();
+    if (malformed(ec)) return bad_request(ec);
     if (ec) return close();
     tcp().expires_never();  // the handler may take a while (back-pressure, encoding)
     auto& req = parser_->get();
@@ -265,6 +267,43 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     res.content_type = "text/plain; charset=utf-8";
     res.body =
         "request header fields are larger than " + std::to_string(server_.options.header_limit) + " bytes\n";
+    respond(std::move(res), 11, /*keep_alive=*/false, /*linger=*/true, /*head=*/false);
+  }
+
+  // A request the parser refuses (a bad request line or header field, an invalid or
+  // conflicting Content-Length, an unsupported Transfer-Encoding, a bad chunk). RFC 9112
+  // §6.3 requires a 400 for an invalid Content-Length (Go's net/http answers every one of
+  // them so); closing without a word left the client with "empty reply from server". Not
+  // a connection that ends or stalls (end_of_stream, partial_message, timeouts): those are
+  // closed silently as before.
+  static bool malformed(const beast::error_code& ec) {
+    static const auto& category = http::make_error_code(http::error::bad_method).category();
+    if (ec.category() != category) return false;
+    switch (static_cast<http::error>(ec.value())) {
+      case http::error::bad_line_ending:
+      case http::error::bad_method:
+      case http::error::bad_target:
+      case http::error::bad_version:
+      case http::error::bad_field:
+      case http::error::bad_value:
+      case http::error::bad_content_length:
+      case http::error::bad_transfer_encoding:
+      case http::error::bad_chunk:
+      case http::error::bad_chunk_extension:
+      case http::error::bad_obs_fold:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // 400 without asking the handler (the request is not one), then close as for a body too
+  // large: the rest of the request may still be on the wire, and its framing is unknown.
+  void bad_request(const beast::error_code& ec) {
+    HttpResponse res;
+    res.status = 400;
+    res.content_type = "text/plain; charset=utf-8";
+    res.body = "malformed HTTP request: " + ec.message() + "\n";
     respond(std::move(res), 11, /*keep_alive=*/false, /*linger=*/true, /*head=*/false);
   }
 

@@ -1,7 +1,7 @@
 // net::HttpServer over plain HTTP: bodies of known length read straight into the request
 // (in pieces, with a pipelined request behind them, after 100-continue, cut short, declared
-// far larger than sent), HEAD, absolute-form targets, oversized headers, accepting without
-// file descriptors, and what its shutdown leaves behind.
+// far larger than sent), HEAD, absolute-form targets, oversized headers, malformed requests,
+// accepting without file descriptors, and what its shutdown leaves behind.
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <spdlog/sinks/ostream_sink.h>
@@ -337,6 +337,37 @@ TEST(HttpServerHeader, AnOversizedHeaderIsAnswered431) {
   EXPECT_EQ(got.substr(0, got.find("\r\n")), "HTTP/1.1 431 Request Header Fields Too Large") << got;
   EXPECT_NE(got.find("Connection: close\r\n"), std::string::npos) << got;
   EXPECT_EQ(echo.calls.load(), 0);
+}
+
+// A request the parser refuses is answered 400 and the connection closed (RFC 9112 §6.3
+// requires it for an invalid Content-Length; Go's net/http, the OpenTelemetry Collector's
+// server, answers every malformed request so). The server used to close without a word:
+// the client saw "empty reply from server" and could not tell its own error from a crash.
+TEST(HttpServerHeader, AMalformedRequestIsAnswered400AndClosed) {
+  EchoServer echo;
+  const std::vector<std::string> requests = {
+      "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}",
+      "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}x",
+      "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+      "POST /x HTTP/1.1\r\nHost: x\r\nBad Name: v\r\nContent-Length: 0\r\n\r\n",
+      "GARBAGE\r\n\r\n",
+  };
+  for (const auto& request : requests) {
+    asio::io_context ioc;
+    tcp::socket s = echo.connect(ioc);
+    asio::write(s, asio::buffer(request));
+    const std::string got = read_until_closed(s, std::chrono::seconds(10));
+    EXPECT_EQ(got.substr(0, got.find("\r\n")), "HTTP/1.1 400 Bad Request") << request << "\n" << got;
+    EXPECT_NE(got.find("Connection: close\r\n"), std::string::npos) << got;
+    EXPECT_NE(got.find("malformed HTTP request: "), std::string::npos) << got;
+  }
+  EXPECT_EQ(echo.calls.load(), 0);
+  // A connection that ends before a whole header is still closed without an answer.
+  asio::io_context ioc;
+  tcp::socket s = echo.connect(ioc);
+  asio::write(s, asio::buffer(std::string("POST /x HTTP/1.1\r\nHost: x\r\n")));
+  s.shutdown(tcp::socket::shutdown_send);
+  EXPECT_EQ(read_until_closed(s, std::chrono::seconds(10)), "");
 }
 
 TEST(AcceptBackoff, FiveMillisecondsDoublingToOneSecondLoggedSparingly) {
