@@ -175,4 +175,31 @@ bool GzipDecompressor::decompress(std::string_view in, std::string& out, std::si
   return true;
 }
 
+bool GzipDecompressor::decompress_zlib(std::string_view in, std::string& out, std::size_t max_size,
+                                       std::string* error) {
+  const auto fail = [&](std::string message) {
+    if (error) *error = std::move(message);
+    return false;
+  };
+  if (in.size() < 6) return fail("zlib body too short");  // 2-byte header, 4-byte Adler-32
+  // No size in the stream: start at 4 times the input (never more than deflate's 1032:1
+  // can produce) and grow, as for gzip, up to max_size.
+  constexpr std::size_t kMaxDeflateRatio = 1032;
+  std::size_t room = std::min({in.size() * 4 + 4096, in.size() * kMaxDeflateRatio, max_size});
+  for (;;) {
+    if (out.size() < room) out.resize(room);
+    std::size_t used_in = 0, produced = 0;
+    const auto r =
+        libdeflate_zlib_decompress_ex(d_, in.data(), in.size(), out.data(), room, &used_in, &produced);
+    if (r == LIBDEFLATE_SUCCESS) {
+      if (used_in != in.size()) return fail("corrupt zlib data (trailing bytes after the stream)");
+      out.resize(produced);
+      return true;
+    }
+    if (r != LIBDEFLATE_INSUFFICIENT_SPACE) return fail("corrupt zlib data");
+    if (room >= max_size) return fail("decompressed body exceeds " + std::to_string(max_size) + " bytes");
+    room = std::min(max_size, 2 * room + 4096);
+  }
+}
+
 }  // namespace tern::compression

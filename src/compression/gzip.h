@@ -58,6 +58,10 @@ class GzipDecompressor {
   // Replaces `out` with the decompressed bytes. Returns false (and sets `error`)
   // for corrupt input or when the output would exceed `max_size` (zip bombs).
   bool decompress(std::string_view in, std::string& out, std::size_t max_size, std::string* error = nullptr);
+  // The same for one zlib stream (RFC 1950): HTTP's `Content-Encoding: deflate` (RFC 9110
+  // §8.4.1.2), which the OpenTelemetry Collector also takes as `zlib`.
+  bool decompress_zlib(std::string_view in, std::string& out, std::size_t max_size,
+                       std::string* error = nullptr);
 
  private:
   libdeflate_decompressor* d_;

@@ -171,14 +171,20 @@ net::HttpResponse OtlpHttpHandler::handle(net::HttpRequest& req) {
                       tern::text::ascii_iequals(content_encoding, "x-gzip");
     // zstd: what the Collector's otlphttp exporter sends with `compression: zstd`.
     const bool zstd = !gzip && tern::text::ascii_iequals(content_encoding, "zstd");
-    if (gzip || zstd) {
+    // deflate (RFC 9110: the zlib format) and zlib: the Collector's `compression: deflate` /
+    // `zlib`, both zlib streams, as its confighttp decodes them.
+    const bool zlib = !gzip && !zstd &&
+                      (tern::text::ascii_iequals(content_encoding, "deflate") ||
+                       tern::text::ascii_iequals(content_encoding, "zlib"));
+    if (gzip || zstd || zlib) {
       std::string plain, error;
-      const bool ok = gzip ? t_gunzip.decompress(req.body, plain, max_body_, &error)
-                           : t_unzstd.decompress(req.body, plain, max_body_, &error);
+      const bool ok = gzip   ? t_gunzip.decompress(req.body, plain, max_body_, &error)
+                      : zstd ? t_unzstd.decompress(req.body, plain, max_body_, &error)
+                             : t_gunzip.decompress_zlib(req.body, plain, max_body_, &error);
       if (!ok) {
         core_.count_bad_request(*signal);
-        const char* what = gzip ? "gzip: " : "zstd: ";
-        // Both decompressors report the size cap as "decompressed body exceeds N bytes".
+        const char* what = gzip ? "gzip: " : zstd ? "zstd: " : "deflate: ";
+        // The decompressors all report the size cap as "decompressed body exceeds N bytes".
         if (error.find("exceeds") != std::string::npos)
           return error_response(413, rpc_code::kInvalidArgument, what + error + " (max_request_body_size)",
                                 wire);
@@ -189,7 +195,8 @@ net::HttpResponse OtlpHttpHandler::handle(net::HttpRequest& req) {
       core_.count_bad_request(*signal);
       return error_response(
           415, rpc_code::kInvalidArgument,
-          "unsupported Content-Encoding '" + std::string(content_encoding) + "', use gzip or zstd", wire);
+          "unsupported Content-Encoding '" + std::string(content_encoding) + "', use gzip, zstd or deflate",
+          wire);
     }
 
     ExportOutcome out = core_.export_request(*signal, wire->encoding, std::move(req.body));
