@@ -215,17 +215,30 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     // buffer, so an unreserved buffer reads a 1 MB body in ~2000 recv calls (each with
     // an epoll wait and a timer update). 64 KiB per connection reading a body makes it ~16.
     if (parser_->content_length().value_or(kReadBufferReserve) > 4096) buffer_.reserve(kReadBufferReserve);
-    http::async_read(
-        stream_, buffer_, *parser_,
-        [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    read_body_some();
+  }
+
+  // The rest of a chunked or small body, a piece at a time: request_timeout bounds a pause in
+  // the body (re-armed at each piece), not the whole body, which a slow link may need minutes
+  // for (a 1.6 MB body at 20 KB/s was cut at 60 s without an answer, and the client's
+  // retries were cut the same way). A body that stops coming still times out.
+  void read_body_some() {
+    if (parser_->is_done()) return on_read({});
+    tcp().expires_after(server_.options.request_timeout);
+    http::async_read_some(stream_, buffer_, *parser_,
+                          [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                            if (ec) return self->on_read(ec);
+                            self->read_body_some();
+                          });
   }
 
   // A body of known length goes from the socket straight into the request's string
-  // (net/known_length_body.h).
+  // (net/known_length_body.h), its deadline re-armed as it arrives, as above.
   void read_body_direct(std::size_t length) {
     async_read_known_length_body(
         stream_, buffer_, parser_->get().body(), length,
-        [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+        [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); },
+        server_.options.request_timeout);
   }
 
   void on_read(beast::error_code ec) {

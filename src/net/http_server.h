@@ -50,7 +50,7 @@ struct HttpServerOptions {
   std::size_t body_limit = 20 * 1024 * 1024;
   std::size_t header_limit = 64 * 1024;
   std::chrono::milliseconds idle_timeout{60'000};     // keep-alive connection without a request
-  std::chrono::milliseconds request_timeout{60'000};  // to read one request's body
+  std::chrono::milliseconds request_timeout{60'000};  // longest pause in a request's body
   std::chrono::milliseconds shutdown_grace{10'000};   // in-flight requests get this long to finish
   std::string server_name = "tern";
   // TLS when tls.enabled(): every connection starts with a server handshake, bounded by

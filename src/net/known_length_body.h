@@ -14,6 +14,8 @@
 #include <boost/asio/read.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/stream_traits.hpp>
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -60,13 +62,23 @@ struct KnownLengthBodyRead {
   std::size_t length;
   std::size_t filled;       // bytes of the body in `body` (its size is the room)
   std::size_t from_stream;  // bytes read from the stream so far
+  std::chrono::milliseconds idle;  // > 0: re-arm the stream's timer with it whenever bytes come
   Handler handler;
 
   void read_more() {
     const std::size_t room = known_length_body_room(filled, length);
     text::grow_for_overwrite(body, room);  // the stream writes every byte past `filled`
-    boost::asio::async_read(stream, boost::asio::buffer(body.data() + filled, room - filled),
-                            std::move(*this));
+    const std::size_t want = room - filled;
+    boost::asio::async_read(
+        stream, boost::asio::buffer(body.data() + filled, want),
+        // Called before each receive: asks for all that is missing, and keeps the deadline
+        // `idle` ahead of the last progress, so that a slow body that keeps coming is not cut.
+        [s = &stream, idle = idle, want](const boost::beast::error_code& ec, std::size_t n) -> std::size_t {
+          if (ec || n >= want) return 0;
+          if (idle.count() > 0) boost::beast::get_lowest_layer(*s).expires_after(idle);
+          return want - n;
+        },
+        std::move(*this));
   }
   void operator()(boost::beast::error_code ec, std::size_t n) {
     filled += n;
@@ -85,15 +97,20 @@ struct KnownLengthBodyRead {
 // past the body stay in `buffer` for the next request. The handler gets the error of the
 // read (a peer that closes early is one) and the count read from the stream. Runs the
 // handler's continuation on the stream's executor, as asio::async_read does.
+//
+// `idle` > 0 (a Beast stream's lowest layer): the deadline is re-armed to `idle` from each
+// receive, so it bounds a pause in the body, not the whole body (which a slow link may need
+// minutes for); 0 leaves the deadline the caller set.
 template <class Stream, class Handler>
 void async_read_known_length_body(Stream& stream, boost::beast::flat_buffer& buffer, std::string& body,
-                                  std::size_t length, Handler&& handler) {
+                                  std::size_t length, Handler&& handler,
+                                  std::chrono::milliseconds idle = std::chrono::milliseconds{0}) {
   const std::size_t have = std::min(buffer.size(), length);
   body.reserve(known_length_body_room(have, length));
   body.assign(static_cast<const char*>(buffer.data().data()), have);
   buffer.consume(have);
-  detail::KnownLengthBodyRead<Stream, std::decay_t<Handler>>{stream, body, length,
-                                                             have,   0,    std::forward<Handler>(handler)}
+  detail::KnownLengthBodyRead<Stream, std::decay_t<Handler>>{
+      stream, body, length, have, 0, idle, std::forward<Handler>(handler)}
       .read_more();
 }
 

@@ -280,8 +280,60 @@ TEST(KnownLengthBody, TheRoomIsBoundedByWhatHasArrived) {
   EXPECT_EQ(known_length_body_room(3 * kBodyFirstRoom, 5 * kBodyFirstRoom), 5 * kBodyFirstRoom);
 }
 
-// The answer to HEAD has the header a GET would get and no body (RFC 9110 §9.3.2): the body
-// bytes it used to carry were read as the start of the next response on the connection.
+// request_timeout bounds a pause in a body, not the whole body: a slow link that keeps sending
+// (here 2.4 s of pieces every 80 ms against a 1 s timeout) gets its answer, for a body read
+// directly (known length) and for a chunked one. The whole body used to have to arrive within
+// request_timeout (60 s in the OTLP receiver): a 1.6 MB body at 20 KB/s was cut without an
+// answer, and every retry of it too. A body that stops coming is still closed.
+TEST(HttpServerBody, ASlowBodyThatKeepsComingIsNotCutButAStalledOneIs) {
+  HttpServerOptions o = EchoServer::options();
+  o.request_timeout = std::chrono::milliseconds(1000);
+  EchoServer echo(o);
+  constexpr int kPieces = 30;
+  const auto pause = std::chrono::milliseconds(80);
+  const std::string a = pattern(kPieces * 1024, 11);  // over kDirectBodyMin: read directly
+  const std::string b = pattern(kPieces * 100, 12);
+  // Writes that fail (the server closed) are ignored: the answer, or its absence, tells.
+  const auto send = [](tcp::socket& s, const std::string& bytes) {
+    boost::system::error_code ec;
+    asio::write(s, asio::buffer(bytes), ec);
+  };
+  const auto status_and_body = [](const std::string& got) {
+    const auto head_end = got.find("\r\n\r\n");
+    if (head_end == std::string::npos) return "no answer: '" + got + "'";
+    return got.substr(0, got.find("\r\n")) + "|" + got.substr(head_end + 4);
+  };
+  asio::io_context ioc;
+  {
+    tcp::socket s = echo.connect(ioc);
+    send(s, post("/slow", a.size(), "Connection: close\r\n"));
+    for (int i = 0; i < kPieces; ++i) {
+      std::this_thread::sleep_for(pause);
+      send(s, a.substr(i * 1024, 1024));
+    }
+    EXPECT_EQ(status_and_body(read_until_closed(s, std::chrono::seconds(30))),
+              "HTTP/1.1 200 OK|POST /slow 30720");
+  }
+  {
+    tcp::socket s = echo.connect(ioc);
+    send(s, "POST /chunked HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+    for (int i = 0; i < kPieces; ++i) {
+      std::this_thread::sleep_for(pause);
+      send(s, "64\r\n" + b.substr(i * 100, 100) + "\r\n");
+    }
+    send(s, "0\r\n\r\n");
+    EXPECT_EQ(status_and_body(read_until_closed(s, std::chrono::seconds(30))),
+              "HTTP/1.1 200 OK|POST /chunked 3000");
+  }
+  echo.expect_bodies({a, b});
+  {
+    tcp::socket s = echo.connect(ioc);
+    send(s, post("/stalled", a.size()) + a.substr(0, 1000));
+    EXPECT_EQ(read_until_closed(s, std::chrono::seconds(30)), "");
+  }
+  EXPECT_EQ(echo.calls.load(), 2);
+}
+
 TEST(HttpServerHead, TheAnswerToHeadHasNoBody) {
   EchoServer echo;
   asio::io_context ioc;
