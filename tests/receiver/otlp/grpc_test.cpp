@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "compression/zstd.h"
 #include "otlp/proto_codec.h"
 #include "receiver/otlp/otlp_receiver.h"
 #include "receiver/otlp/test_util.h"
@@ -122,6 +123,31 @@ TEST_F(OtlpGrpcTest, GzipCompressedCall) {
   ASSERT_TRUE(r.status.ok()) << r.status.error_message();
   ASSERT_EQ(consumer_.logs.size(), 1u);
   EXPECT_EQ(consumer_.logs[0]->record_count(), 2u);
+}
+
+// gRPC 1.51 does not know `grpc-encoding: zstd` (the Collector's otlp exporter with
+// `compression: zstd`): it drops the header and hands the service the message as it came,
+// still compressed, which the decoder refused (INVALID_ARGUMENT, data lost). Sent here as the
+// message's raw bytes, which is what the service gets; the receiver decompresses it, within
+// max_recv_msg_size_mib (1 MiB here).
+TEST_F(OtlpGrpcTest, ZstdCompressedMessage) {
+  compression::ZstdCompressor zc;
+  std::string z;
+  zc.compress(logs_proto(), z);
+  auto r = call(kLogs, z);
+  ASSERT_TRUE(r.status.ok()) << r.status.error_message();
+  ASSERT_EQ(consumer_.logs.size(), 1u);
+  const auto& rec = consumer_.logs[0]->resource_logs.at(0).scope_logs.at(0).log_records;
+  ASSERT_EQ(rec.size(), 2u);
+  EXPECT_EQ(rec[0].body.string_value, "hello");
+  EXPECT_EQ(rec[1].body.string_value, "world");
+  zc.compress(std::string(2 * 1024 * 1024, '\0'), z);
+  r = call(kLogs, z);
+  EXPECT_EQ(r.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << r.status.error_message();
+  r = call(kLogs, std::string("\x28\xb5\x2f\xfdgarbage", 11));
+  EXPECT_EQ(r.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(r.status.error_message().rfind("zstd: ", 0), 0u) << r.status.error_message();
+  EXPECT_EQ(consumer_.logs.size(), 1u);
 }
 
 TEST_F(OtlpGrpcTest, BadPayloadIsInvalidArgument) {
