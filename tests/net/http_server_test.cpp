@@ -403,6 +403,10 @@ TEST(HttpServerHeader, AMalformedRequestIsAnswered400AndClosed) {
       "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
       "POST /x HTTP/1.1\r\nHost: x\r\nBad Name: v\r\nContent-Length: 0\r\n\r\n",
       "GARBAGE\r\n\r\n",
+      // A Transfer-Encoding without chunked last: the body's length is unknown. It was taken as
+      // no body, and the body as a second request (here to /smuggled).
+      "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: "
+      "x\r\n\r\n",
   };
   for (const auto& request : requests) {
     asio::io_context ioc;
