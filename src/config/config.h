@@ -42,6 +42,7 @@ struct OtlpReceiverConfig {
     std::uint64_t max_request_body_size = 20 * 1024 * 1024;
     std::vector<std::string> cors_allowed_origins;
     std::vector<std::string> cors_allowed_headers;
+    std::uint64_t cors_max_age = 7200;  // seconds: a preflight answer's Access-Control-Max-Age; 0: none
   } http;
 };
 

@@ -554,6 +554,8 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c)
     MapReader cors(ctx, h.get("cors"), h.sub_path("cors"));
     cors.strings("allowed_origins", c.http.cors_allowed_origins);
     cors.strings("allowed_headers", c.http.cors_allowed_headers);
+    // The Collector's key (its README's example sets 7200, Tern's default).
+    cors.uint("max_age", c.http.cors_max_age, INT32_MAX);
   }
   if (!c.grpc.enabled && !c.http.enabled) {
     ctx.error(at, fmt::format("{}: at least one protocol (grpc or http) must be configured under protocols",

@@ -104,6 +104,7 @@ service:
   EXPECT_EQ(otlp.http.max_request_body_size, 20u * 1024 * 1024);
   EXPECT_THAT(otlp.http.cors_allowed_origins, IsEmpty());
   EXPECT_THAT(otlp.http.cors_allowed_headers, IsEmpty());
+  EXPECT_EQ(otlp.http.cors_max_age, 7200u);
 
   const auto& fl = settings<FilelogReceiverConfig>(c.receivers, "filelog");
   EXPECT_THAT(fl.include, ElementsAre("/var/log/*.log"));
@@ -250,6 +251,7 @@ receivers:
         cors:
           allowed_origins: ["https://*.example.com"]
           allowed_headers: [X-Custom]
+          max_age: 600
   filelog:
     include: [/var/log/a.log, "/var/log/b/*.log"]
     exclude: ["*.gz"]
@@ -363,6 +365,7 @@ service:
   EXPECT_EQ(otlp.http.max_request_body_size, 8u * 1024 * 1024);
   EXPECT_THAT(otlp.http.cors_allowed_origins, ElementsAre("https://*.example.com"));
   EXPECT_THAT(otlp.http.cors_allowed_headers, ElementsAre("X-Custom"));
+  EXPECT_EQ(otlp.http.cors_max_age, 600u);  // the Collector's key (was an unknown-key error)
 
   const auto& fl = settings<FilelogReceiverConfig>(c.receivers, "filelog");
   EXPECT_THAT(fl.include, ElementsAre("/var/log/a.log", "/var/log/b/*.log"));

@@ -69,7 +69,10 @@ thread_local compression::ZstdDecompressor t_unzstd;
 }  // namespace
 
 OtlpHttpHandler::OtlpHttpHandler(const config::OtlpReceiverConfig::Http& config, ExportCore& core)
-    : max_body_(config.max_request_body_size), cors_origins_(config.cors_allowed_origins), core_(core) {
+    : max_body_(config.max_request_body_size),
+      cors_origins_(config.cors_allowed_origins),
+      cors_max_age_(config.cors_max_age),
+      core_(core) {
   // Always allowed, as in the OpenTelemetry Collector (the CORS-safelisted request headers).
   cors_headers_ = {"accept", "accept-language", "content-type", "content-language"};
   for (const auto& h : config.cors_allowed_headers) {
@@ -128,7 +131,7 @@ net::HttpResponse OtlpHttpHandler::preflight(const net::HttpRequest& req) const 
   res.headers.emplace_back("Access-Control-Allow-Methods", "POST");
   if (!trim(headers).empty())
     res.headers.emplace_back("Access-Control-Allow-Headers", std::string(trim(headers)));
-  res.headers.emplace_back("Access-Control-Max-Age", "7200");
+  if (cors_max_age_ > 0) res.headers.emplace_back("Access-Control-Max-Age", std::to_string(cors_max_age_));
   return res;
 }
 

@@ -26,6 +26,7 @@ class OtlpHttpHandler {
   std::vector<std::string> cors_origins_;
   std::vector<std::string> cors_headers_;  // lower-case
   bool cors_any_header_ = false;
+  std::uint64_t cors_max_age_ = 7200;  // seconds; 0: no Access-Control-Max-Age
   ExportCore& core_;
 };
 

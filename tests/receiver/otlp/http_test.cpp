@@ -88,13 +88,15 @@ class OtlpHttpTest : public ::testing::Test {
  protected:
   void SetUp() override { start({}); }
 
-  void start(std::vector<std::string> cors_origins, std::size_t max_body = 256 * 1024) {
+  void start(std::vector<std::string> cors_origins, std::size_t max_body = 256 * 1024,
+             std::uint64_t cors_max_age = 7200) {
     config::OtlpReceiverConfig c;
     c.http.enabled = true;
     c.http.endpoint = "127.0.0.1:0";
     c.http.max_request_body_size = max_body;
     c.http.cors_allowed_origins = std::move(cors_origins);
     c.http.cors_allowed_headers = {"X-Custom"};
+    c.http.cors_max_age = cors_max_age;
     receiver_.reset();
     receiver_ =
         std::make_unique<OtlpReceiver>(c, consumer_, OtlpReceiverOptions{2, 1, std::chrono::seconds(10)});
@@ -529,6 +531,7 @@ TEST_F(OtlpHttpTest, CorsPreflightAndActualRequest) {
   EXPECT_EQ(r.header("access-control-allow-origin"), "https://app.example.com");
   EXPECT_EQ(r.header("access-control-allow-methods"), "POST");
   EXPECT_EQ(r.header("access-control-allow-headers"), "content-type, x-custom");
+  EXPECT_EQ(r.header("access-control-max-age"), "7200");
 
   auto refused = client.call(http::verb::options, "/v1/traces", "",
                              {{"Origin", "https://evil.test"}, {"Access-Control-Request-Method", "POST"}});
@@ -545,6 +548,20 @@ TEST_F(OtlpHttpTest, CorsPreflightAndActualRequest) {
                             {{"Content-Type", kProto}, {"Origin", "http://localhost:3000"}});
   EXPECT_EQ(actual.status, 200);
   EXPECT_EQ(actual.header("access-control-allow-origin"), "http://localhost:3000");
+}
+
+// cors.max_age, the Collector's key: the preflight answer's Access-Control-Max-Age; 0 sends
+// none (browsers then cache the answer for 5 s).
+TEST_F(OtlpHttpTest, CorsMaxAge) {
+  const Headers preflight = {{"Origin", "https://a.test"}, {"Access-Control-Request-Method", "POST"}};
+  start({"https://a.test"}, 256 * 1024, 600);
+  auto r = HttpClient(receiver_->http_port()).call(http::verb::options, "/v1/logs", "", preflight);
+  EXPECT_EQ(r.header("access-control-allow-origin"), "https://a.test");
+  EXPECT_EQ(r.header("access-control-max-age"), "600");
+  start({"https://a.test"}, 256 * 1024, 0);
+  r = HttpClient(receiver_->http_port()).call(http::verb::options, "/v1/logs", "", preflight);
+  EXPECT_EQ(r.header("access-control-allow-origin"), "https://a.test");
+  EXPECT_FALSE(r.headers.count("access-control-max-age"));
 }
 
 TEST_F(OtlpHttpTest, CorsWildcardOrigin) {
