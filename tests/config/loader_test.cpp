@@ -820,6 +820,26 @@ exporters:
           "t.yaml:10:3: warning: exporter \"elasticsearch/c\" is defined but not used in any pipeline"));
 }
 
+// REVIEW: validate must refuse what the exporter cannot use. The exporter's parse_endpoint
+// ends the authority at '/' only, so "http://x:9200?pretty" has the port "9200?pretty" and
+// every request fails ("Service not found") forever; the loader ends it at '?' and '#' and
+// says the config is valid.
+TEST(Problems, ReviewElasticsearchEndpointWithAQueryIsRefused) {
+  auto r = load_with_service(R"(
+receivers:
+  otlp:
+    protocols: {http: }
+exporters:
+  debug:
+  elasticsearch/q:
+    endpoint: http://x:9200?pretty
+)");
+  bool refused = false;
+  for (const auto& m : messages(r))
+    if (m.find("error: exporters.elasticsearch/q.endpoint") != std::string::npos) refused = true;
+  EXPECT_TRUE(refused) << ::testing::PrintToString(messages(r));
+}
+
 TEST(Problems, MissingComponentsAndSignals) {
   auto r = load(R"(
 receivers:
