@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -437,10 +439,19 @@ struct BulkExporter::Impl {
     int error = 0;
     {
       std::lock_guard lk(dl_mu);
+      // A write cut short (the disk filled mid-line) is taken back to where it began: left in
+      // the file, the fragment would swallow the next line written once there is room again.
+      struct stat before {};
+      const bool sized = ::fstat(::fileno(dead_letter), &before) == 0;
       if (std::fwrite(line.data(), 1, line.size(), dead_letter) != line.size()) {
         written = false;
         error = errno;
         std::clearerr(dead_letter);
+        if (sized && ::ftruncate(::fileno(dead_letter), before.st_size) != 0) {
+          // Not even that: end the fragment so that the next line starts on its own.
+          std::fputc('\n', dead_letter);
+          std::clearerr(dead_letter);
+        }
       }
     }
     if (written) {

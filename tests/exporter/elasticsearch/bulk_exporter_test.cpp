@@ -363,11 +363,11 @@ TEST(BulkExporter, DeadLetterWriteFailuresAreSaidNotCounted) {
   EXPECT_EQ(counted_in_log(log.str(), "not written"), 50u) << log.str();
 }
 
-// REVIEW: a dead-letter write that fails part-way (a disk that fills up in the middle of a
+// A dead-letter write that fails part-way (a disk that fills up in the middle of a
 // line; here RLIMIT_FSIZE) leaves the start of the line in the file. The next line, written
 // once there is room again, is appended to that fragment: the document it holds is counted
 // dead-lettered, yet the file has no readable line for it.
-TEST(BulkExporter, ReviewDeadLetterPartialWriteCorruptsTheNextLine) {
+TEST(BulkExporter, APartialDeadLetterWriteLeavesNoFragment) {
   auto dir = temp_dir("dl-partial");
   const auto path = dir / "dead.ndjson";
   sink::SinkOptions so;
