@@ -1365,7 +1365,12 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     // connect to (a port over 65535), is an error here too: validate said "valid" for them.
     const std::string_view authority =
         std::string_view(url).substr(host, url.find_first_of("/?#", host) - host);
-    if (authority.find('@') != std::string_view::npos) {
+    if (url.find_first_of("?#", host) != std::string::npos) {
+      // The exporter appends /_bulk?... to the URL's path: a query or fragment of its own
+      // would end up inside the host or the path (and every request fail, for ever).
+      ctx.error(m, fmt::format("{}: \"{}\": a query or fragment is not supported in an Elasticsearch URL",
+                               path, url));
+    } else if (authority.find('@') != std::string_view::npos) {
       ctx.error(m, fmt::format("{}: \"{}\": credentials in the URL are not supported (set user and password)",
                                path, url));
     } else if (const std::string why = tern::text::http_endpoint_error(url, /*require_scheme=*/true);
@@ -1498,12 +1503,16 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
                             c.mapping_mode, join(c.mapping_allowed_modes)));
   }
   r.str("logs_index", c.logs_index);
+  bool logs_index_from_index = false;  // warnings about it then name `index`
   // The Collector's deprecated name for the logs index, which wins over logs_index there.
   if (std::string index; r.has("index")) {
     r.str("index", index);
     ctx.warning(r.mark("index"),
                 fmt::format("{}: deprecated (as in the Collector): use logs_index", r.sub_path("index")));
-    if (!index.empty()) c.logs_index = index;
+    if (!index.empty()) {
+      c.logs_index = index;
+      logs_index_from_index = true;
+    }
   }
   r.str("metrics_index", c.metrics_index);
   r.str("traces_index", c.traces_index);
@@ -1512,7 +1521,9 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
   // makes one; Elasticsearch's built-in ones cover <type>-<dataset>-<namespace>.
   if (c.mapping_mode == "otel") {
     static const RE2 kDataStreamName(R"((logs|metrics|traces)-[^-]+-[^-]+)");
-    for (const auto& [key, index] : {std::pair<const char*, const std::string&>{"logs_index", c.logs_index},
+    // The logs index may have come from the deprecated `index` key: that is the one named.
+    const char* logs_key = logs_index_from_index ? "index" : "logs_index";
+    for (const auto& [key, index] : {std::pair<const char*, const std::string&>{logs_key, c.logs_index},
                                      {"metrics_index", c.metrics_index},
                                      {"traces_index", c.traces_index}}) {
       if (index.empty() || RE2::FullMatch(index, kDataStreamName)) continue;
