@@ -187,8 +187,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     // A Transfer-Encoding that does not end in chunked leaves the body's length unknown: RFC
     // 9112 §6.3 requires a 400 and closing. Beast took such a request as one without a body,
     // and the body the client sent as the next request on the connection (smuggled past
-    // whatever judged the first one).
-    if (req.find(http::field::transfer_encoding) != req.end() && !parser_->chunked())
+    // whatever judged the first one). In an HTTP/1.0 request a Transfer-Encoding is faulty
+    // framing whatever it says (§6.1): it was read as chunked on a connection kept open.
+    if (req.find(http::field::transfer_encoding) != req.end() && (req.version() < 11 || !parser_->chunked()))
       return bad_request(http::make_error_code(http::error::bad_transfer_encoding));
     tcp().expires_after(server_.options.request_timeout);
     if (beast::iequals(req[http::field::expect], "100-continue")) {
