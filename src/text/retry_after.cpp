@@ -23,6 +23,17 @@ bool parse_date(const std::string& value, const char* format, std::int64_t& unix
 
 }  // namespace
 
+std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view value) {
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+  const std::string text(value);
+  std::int64_t at = 0;
+  if (!parse_date(text, "%a, %d %b %Y %H:%M:%S GMT", at) &&
+      !parse_date(text, "%A, %d-%b-%y %H:%M:%S GMT", at) && !parse_date(text, "%a %b %e %H:%M:%S %Y", at))
+    return std::nullopt;
+  return std::chrono::system_clock::time_point(std::chrono::seconds(at));
+}
+
 std::chrono::seconds retry_after_wait(std::string_view value, std::chrono::system_clock::time_point now) {
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
   while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
@@ -33,14 +44,9 @@ std::chrono::seconds retry_after_wait(std::string_view value, std::chrono::syste
     if (!secs) return kMaxRetryAfter;
     return std::chrono::seconds(std::min<std::uint64_t>(*secs, kMaxRetryAfter.count()));
   }
-  const std::string text(value);
-  std::int64_t at = 0;
-  if (!parse_date(text, "%a, %d %b %Y %H:%M:%S GMT", at) &&
-      !parse_date(text, "%A, %d-%b-%y %H:%M:%S GMT", at) && !parse_date(text, "%a %b %e %H:%M:%S %Y", at))
-    return {};
-  const std::int64_t from = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
-  if (at <= from) return {};
-  return std::chrono::seconds(std::min<std::int64_t>(at - from, kMaxRetryAfter.count()));
+  const std::optional<std::chrono::system_clock::time_point> at = parse_http_date(value);
+  if (!at || *at <= now) return {};
+  return std::min(std::chrono::duration_cast<std::chrono::seconds>(*at - now), kMaxRetryAfter);
 }
 
 }  // namespace tern::text

@@ -2,6 +2,7 @@
 // A `Retry-After` header's value (RFC 9110 10.2.3) as a wait: delay-seconds or an HTTP-date,
 // for the clients that honour a server's hint (the OTLP/HTTP exporter).
 #include <chrono>
+#include <optional>
 #include <string_view>
 
 namespace tern::text {
@@ -14,7 +15,10 @@ inline constexpr std::chrono::seconds kMaxRetryAfter{86'400};
 // an HTTP-date in any of the three forms a recipient must read ("Sun, 06 Nov 1994 08:49:37
 // GMT", the obsolete "Sunday, 06-Nov-94 08:49:37 GMT" and asctime's "Sun Nov  6 08:49:37
 // 1994"), capped at kMaxRetryAfter. Zero, no hint, for anything else and for a date that
-// has passed.
+// has passed. `now`: the server's time (its Date header) when known, else the local clock.
 std::chrono::seconds retry_after_wait(std::string_view value, std::chrono::system_clock::time_point now);
+
+// An HTTP-date in any of those three forms (a `Date` header), or nothing.
+std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view value);
 
 }  // namespace tern::text

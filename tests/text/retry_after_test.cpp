@@ -35,6 +35,13 @@ TEST(RetryAfter, DateInThePastOrFarFuture) {
   EXPECT_EQ(retry_after_wait("Fri, 31 Dec 2094 23:59:59 GMT", kExampleDate), kMaxRetryAfter);
 }
 
+TEST(RetryAfter, HttpDates) {
+  EXPECT_EQ(parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"), kExampleDate);
+  EXPECT_EQ(parse_http_date(" Sun Nov  6 08:49:37 1994 "), kExampleDate);
+  EXPECT_FALSE(parse_http_date("yesterday"));
+  EXPECT_FALSE(parse_http_date(""));
+}
+
 TEST(RetryAfter, AnythingElseIsNoHint) {
   for (const char* v : {"", "  ", "-5", "1.5", "+3", "soon", "Sun, 06 Nov 1994 08:49:37",
                         "Sun, 06 Nov 1994 08:49:37 GMT junk", "Sun, 32 Nov 1994 08:49:37 GMT", "12abc"})

@@ -219,8 +219,14 @@ class HttpClient final : public OtlpClient {
       }
       const bool retryable = status == 429 || status == 502 || status == 503 || status == 504;
       st.retry_after = {};
-      if (auto ra = res.find(http::field::retry_after); ra != res.end())
-        st.retry_after = text::retry_after_wait(ra->value(), std::chrono::system_clock::now());
+      if (auto ra = res.find(http::field::retry_after); ra != res.end()) {
+        // An HTTP-date counts from the server's clock (its Date header) when it sent one: a
+        // clock skew would otherwise be waited out too.
+        std::optional<std::chrono::system_clock::time_point> now;
+        if (auto date = res.find(http::field::date); date != res.end())
+          now = text::parse_http_date(date->value());
+        st.retry_after = text::retry_after_wait(ra->value(), now.value_or(std::chrono::system_clock::now()));
+      }
       if (retryable && retries_left-- > 0) {
         std::chrono::milliseconds wait = st.retry_after.count() > 0 ? st.retry_after : backoff;
         backoff = std::min(backoff * 2, options_.max_retry_wait);

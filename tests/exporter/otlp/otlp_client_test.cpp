@@ -227,6 +227,26 @@ TEST(OtlpHttpClient, RetryAfterAsAnHttpDate) {
   EXPECT_LE(st.retry_after, std::chrono::seconds(60)) << date;
 }
 
+// The date counts from the server's clock when it says what it is (its Date header): a server
+// whose clock is an hour ahead asks for 5 s, not an hour and 5 s.
+TEST(OtlpHttpClient, RetryAfterDateCountsFromTheServersDate) {
+  const auto http_date = [](std::time_t t) {
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[64];
+    return std::string(buf, std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm));
+  };
+  const std::time_t server_now = std::time(nullptr) + 3600;
+  test::RecordingHttpServer server;
+  server.script({{503, "", {{"Retry-After", http_date(server_now + 5)}, {"Date", http_date(server_now)}}}});
+  OtlpClientOptions o;
+  o.protocol = Protocol::Http;
+  o.endpoint = server.endpoint();
+  auto st = make_otlp_client(o)->export_request(pdata::Signal::Logs, logs_request(1));
+  EXPECT_EQ(st.code, 503);
+  EXPECT_EQ(st.retry_after, std::chrono::seconds(5));
+}
+
 // A URL without a port has its scheme's (80, 443), as in the Collector's Go client; it was
 // 4318. Nothing is expected to listen on 80 or 443 here: the message names the address.
 TEST(OtlpHttpClient, UrlWithoutAPortHasItsSchemesPort) {
