@@ -123,7 +123,11 @@ EncodedBatch encode_checked(const Data& data, EncoderConfig config,
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
   if (size == 0) return 0;
   const std::uint8_t flags = bytes[0];
-  const std::string_view in(reinterpret_cast<const char*>(bytes) + 1, size - 1);
+  // none or ecs (flat, bit 5 clear): byte 1 picks between them (odd: ecs) and is not input.
+  const bool flat_pick = (flags & 128) && !(flags & 32) && size > 1;
+  const std::size_t skip = flat_pick ? 2 : 1;
+  const bool ecs = flat_pick && (bytes[1] & 1);
+  const std::string_view in(reinterpret_cast<const char*>(bytes) + skip, size - skip);
   using namespace tern::pdata;
   tern::otlp::DecodeOptions opt;
   opt.max_depth = 16;
@@ -135,9 +139,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   config.logs_dynamic_id = flags & 16;
   using tern::encoding::es::MappingMode;
   const bool bodymap = (flags & 32) && !(flags & 128);
-  const bool flat = flags & 128;  // none; raw with bit 5; ecs with bit 0 (and not 5)
+  const bool flat = flags & 128;  // none; raw with bit 5; ecs with byte 1 odd
   if (bodymap) config.mode = MappingMode::BodyMap;
-  if (flat) config.mode = flags & 32 ? MappingMode::Raw : flags & 1 ? MappingMode::Ecs : MappingMode::None;
+  if (flat) config.mode = flags & 32 ? MappingMode::Raw : ecs ? MappingMode::Ecs : MappingMode::None;
   // A small output bound: scopes that cannot fit are rejected whole as output_too_large.
   if (flags & 64) config.max_output_bytes = 1024;
   using tern::encoding::EncodeReject;
