@@ -59,20 +59,10 @@ std::string_view host_os_type(const pdata::Attributes& resource) {
 }
 
 std::string_view span_kind(pdata::SpanKind k) {
-  switch (k) {
-    case pdata::SpanKind::Internal:
-      return "INTERNAL";
-    case pdata::SpanKind::Server:
-      return "SERVER";
-    case pdata::SpanKind::Client:
-      return "CLIENT";
-    case pdata::SpanKind::Producer:
-      return "PRODUCER";
-    case pdata::SpanKind::Consumer:
-      return "CONSUMER";
-    default:
-      return {};
-  }
+  // The Collector's name without its "SPAN_KIND_" (Elastic APM's), none when unspecified.
+  if (k == pdata::SpanKind::Unspecified) return {};
+  const std::string_view name = internal::span_kind_name(k);
+  return name.empty() ? name : name.substr(std::string_view("SPAN_KIND_").size());
 }
 
 }  // namespace ecs

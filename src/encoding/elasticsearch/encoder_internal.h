@@ -7,6 +7,7 @@
 
 #include "encoding/encoded_batch.h"
 #include "pdata/common.h"
+#include "pdata/trace.h"
 
 namespace tern::encoding::es {
 class FlatDocument;
@@ -44,6 +45,10 @@ inline constexpr std::size_t kMaxDocumentIdBytes = 512;
 // Collector's none, raw and ecs modes add them after the item's attributes, so that they
 // win over attributes of the same name.
 void add_data_stream_fields(FlatDocument& doc, const Route& route, bool under_attributes);
+
+// A span kind as the Collector names it (its traceutil.SpanKindStr): "SPAN_KIND_SERVER", ...,
+// "SPAN_KIND_UNSPECIFIED"; "" for a kind OTLP does not define.
+std::string_view span_kind_name(pdata::SpanKind k);
 
 // True when a record carries an attribute that can change its route
 // (`elasticsearch.index`, `data_stream.dataset`, `data_stream.namespace`).

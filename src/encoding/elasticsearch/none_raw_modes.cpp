@@ -22,24 +22,6 @@ namespace {
 
 constexpr int kMaxLinkDepth = 64;
 
-std::string_view span_kind_name(pdata::SpanKind k) {
-  switch (k) {
-    case pdata::SpanKind::Internal:
-      return "SPAN_KIND_INTERNAL";
-    case pdata::SpanKind::Server:
-      return "SPAN_KIND_SERVER";
-    case pdata::SpanKind::Client:
-      return "SPAN_KIND_CLIENT";
-    case pdata::SpanKind::Producer:
-      return "SPAN_KIND_PRODUCER";
-    case pdata::SpanKind::Consumer:
-      return "SPAN_KIND_CONSUMER";
-    case pdata::SpanKind::Unspecified:
-      return "SPAN_KIND_UNSPECIFIED";
-  }
-  return "";  // a kind OTLP does not define: no Kind field, as the Collector
-}
-
 // A double as Go's encoding/json writes it: shortest round trip, fixed notation for
 // 1e-6 <= |v| < 1e21 (5.0 is "5"), otherwise exponent form with "e-7", not "e-07".
 // Non-finite values, which Go refuses to encode, are null.
@@ -67,6 +49,24 @@ void go_base64(JsonWriter& w, std::string_view s) {
 }
 
 }  // namespace
+
+std::string_view internal::span_kind_name(pdata::SpanKind k) {
+  switch (k) {
+    case pdata::SpanKind::Internal:
+      return "SPAN_KIND_INTERNAL";
+    case pdata::SpanKind::Server:
+      return "SPAN_KIND_SERVER";
+    case pdata::SpanKind::Client:
+      return "SPAN_KIND_CLIENT";
+    case pdata::SpanKind::Producer:
+      return "SPAN_KIND_PRODUCER";
+    case pdata::SpanKind::Consumer:
+      return "SPAN_KIND_CONSUMER";
+    case pdata::SpanKind::Unspecified:
+      return "SPAN_KIND_UNSPECIFIED";
+  }
+  return "";  // a kind OTLP does not define: no Kind field, as the Collector
+}
 
 void internal::add_data_stream_fields(FlatDocument& doc, const Route& route, bool under_attributes) {
   if (!route.data_stream) return;
@@ -291,7 +291,7 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
       doc.add_int("Duration", duration);
       doc.add_timestamp("EndTimestamp", s.end_time_unix_nano);
       add_events();
-      doc.add_string("Kind", span_kind_name(s.kind));
+      doc.add_string("Kind", internal::span_kind_name(s.kind));
       doc.add_text("Link", links_json(s.links));
       doc.add_string("Name", s.name);
       doc.add_id("ParentSpanId", s.parent_span_id);
@@ -307,7 +307,7 @@ void Encoder::encode_scope_spans_flat(JsonWriter& w, std::size_t written, Mappin
       doc.add_id("SpanId", s.span_id);
       doc.add_id("ParentSpanId", s.parent_span_id);
       doc.add_string("Name", s.name);
-      doc.add_string("Kind", span_kind_name(s.kind));
+      doc.add_string("Kind", internal::span_kind_name(s.kind));
       doc.add_int("TraceStatus", static_cast<std::int64_t>(s.status.code));
       doc.add_string("TraceStatusDescription", s.status.message);
       doc.add_text("Link", links_json(s.links));
