@@ -43,6 +43,11 @@ struct OtlpReceiverConfig {
     std::vector<std::string> cors_allowed_origins;
     std::vector<std::string> cors_allowed_headers;
     std::uint64_t cors_max_age = 7200;  // seconds: a preflight answer's Access-Control-Max-Age; 0: none
+    // The paths each signal is posted to (the Collector's traces_url_path, ...): absolute,
+    // without query, distinct.
+    std::string logs_url_path = "/v1/logs";
+    std::string traces_url_path = "/v1/traces";
+    std::string metrics_url_path = "/v1/metrics";
   } http;
 };
 

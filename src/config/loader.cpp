@@ -512,6 +512,47 @@ void decode_server_tls(Ctx& ctx, MapReader& parent, TlsServerConfig& t, bool grp
   }
 }
 
+// protocols.http.{logs,traces,metrics}_url_path, as the Collector reads them: empty is the
+// default, a relative path gets its leading '/'. What the Collector would route oddly or not
+// at all is an error here: a query (it drops it), a fragment, percent-escapes (it matches
+// the decoded path), bytes a request line cannot carry, and two signals on one path (its
+// ServeMux refuses the second at start). profiles_url_path is read and unused: Tern has no
+// profiles signal.
+void decode_url_paths(Ctx& ctx, MapReader& h, OtlpReceiverConfig::Http& c) {
+  h.get("profiles_url_path");
+  const std::pair<const char*, std::string*> keys[] = {{"logs_url_path", &c.logs_url_path},
+                                                       {"traces_url_path", &c.traces_url_path},
+                                                       {"metrics_url_path", &c.metrics_url_path}};
+  for (const auto& [key, path] : keys) {
+    if (!h.has(key)) continue;
+    std::string v;
+    h.str(key, v);
+    if (v.empty()) continue;  // omitempty: the default
+    if (v.front() != '/') v.insert(v.begin(), '/');
+    const auto bad = std::find_if(v.begin(), v.end(), [](char ch) {
+      const auto u = static_cast<unsigned char>(ch);
+      return u <= 0x20 || u >= 0x7f || ch == '?' || ch == '#' || ch == '%';
+    });
+    if (bad != v.end()) {
+      ctx.error(h.mark(key), fmt::format("{}: \"{}\": a URL path without query, fragment, percent-escapes, "
+                                         "spaces or control characters is required",
+                                         h.sub_path(key), v));
+      continue;
+    }
+    *path = std::move(v);
+  }
+  for (std::size_t i = 0; i < std::size(keys); ++i)
+    for (std::size_t j = i + 1; j < std::size(keys); ++j)
+      if (*keys[i].second == *keys[j].second) {
+        // Said at the key that was set (the other may be a default).
+        const bool j_set = h.has(keys[j].first);
+        const char* set = j_set ? keys[j].first : keys[i].first;
+        const char* other = j_set ? keys[i].first : keys[j].first;
+        ctx.error(h.mark(set), fmt::format("{}: \"{}\" is also {}: each signal needs a path of its own",
+                                           h.sub_path(set), *keys[j].second, h.sub_path(other)));
+      }
+}
+
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c) {
   MapReader protocols(ctx, r.get("protocols"), r.sub_path("protocols"));
   r.get("include_metadata");  // accepted for compatibility, ignored
@@ -556,6 +597,7 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, OtlpReceiverConfig& c)
     cors.strings("allowed_headers", c.http.cors_allowed_headers);
     // The Collector's key (its README's example sets 7200, Tern's default).
     cors.uint("max_age", c.http.cors_max_age, INT32_MAX);
+    decode_url_paths(ctx, h, c.http);
   }
   if (!c.grpc.enabled && !c.http.enabled) {
     ctx.error(at, fmt::format("{}: at least one protocol (grpc or http) must be configured under protocols",

@@ -232,6 +232,60 @@ service:
   EXPECT_TRUE(otlp.http.enabled);
 }
 
+// The Collector's per-signal paths: a relative path gets its '/', empty is the default,
+// profiles_url_path is read (Tern has no profiles signal).
+TEST(Loader, OtlpReceiverUrlPaths) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols:
+      http:
+        logs_url_path: ingest/logs
+        traces_url_path: /ingest/traces
+        metrics_url_path: ""
+        profiles_url_path: /ingest/profiles
+exporters:
+  debug:
+service:
+  pipelines:
+    traces: {receivers: [otlp], exporters: [debug]}
+)");
+  ASSERT_THAT(messages(r), IsEmpty());
+  const auto& http = settings<OtlpReceiverConfig>(r.config.receivers, "otlp").http;
+  EXPECT_EQ(http.logs_url_path, "/ingest/logs");
+  EXPECT_EQ(http.traces_url_path, "/ingest/traces");
+  EXPECT_EQ(http.metrics_url_path, "/v1/metrics");
+}
+
+TEST(Problems, OtlpReceiverUrlPathsMustBeDistinctPlainPaths) {
+  auto r = load(R"(
+receivers:
+  otlp:
+    protocols:
+      http:
+        logs_url_path: /v1/traces
+        metrics_url_path: /m?x=1
+  otlp/b:
+    protocols:
+      http:
+        logs_url_path: "/a b"
+        traces_url_path: /t%20
+exporters:
+  debug:
+service:
+  pipelines:
+    traces: {receivers: [otlp, otlp/b], exporters: [debug]}
+)");
+  EXPECT_THAT(
+      errors(r),
+      ElementsAre(HasSubstr("t.yaml:5:24: error: receivers.otlp.protocols.http.logs_url_path: "
+                            "\"/v1/traces\" is also receivers.otlp.protocols.http.traces_url_path"),
+                  HasSubstr("t.yaml:6:27: error: receivers.otlp.protocols.http.metrics_url_path: "
+                            "\"/m?x=1\": a URL path without query"),
+                  HasSubstr("receivers.otlp/b.protocols.http.logs_url_path: \"/a b\": a URL path"),
+                  HasSubstr("receivers.otlp/b.protocols.http.traces_url_path: \"/t%20\": a URL path")));
+}
+
 // ---------------------------------------------------------------- every key set
 
 TEST(Loader, EveryKeySet) {

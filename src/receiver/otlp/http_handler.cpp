@@ -35,13 +35,6 @@ std::optional<Wire> wire_for(std::string_view content_type) {
   return std::nullopt;
 }
 
-std::optional<Signal> signal_for_path(std::string_view path) {
-  if (path == "/v1/logs") return Signal::Logs;
-  if (path == "/v1/traces") return Signal::Traces;
-  if (path == "/v1/metrics") return Signal::Metrics;
-  return std::nullopt;
-}
-
 // Errors carry a google.rpc.Status in the request's encoding (OTLP/HTTP "Failures");
 // when the request's encoding is not OTLP's, plain text is all we can do.
 net::HttpResponse error_response(int http_status, int rpc, std::string_view message,
@@ -70,6 +63,9 @@ thread_local compression::ZstdDecompressor t_unzstd;
 
 OtlpHttpHandler::OtlpHttpHandler(const config::OtlpReceiverConfig::Http& config, ExportCore& core)
     : max_body_(config.max_request_body_size),
+      logs_path_(config.logs_url_path),
+      traces_path_(config.traces_url_path),
+      metrics_path_(config.metrics_url_path),
       cors_origins_(config.cors_allowed_origins),
       cors_max_age_(config.cors_max_age),
       core_(core) {
@@ -133,6 +129,15 @@ net::HttpResponse OtlpHttpHandler::preflight(const net::HttpRequest& req) const 
     res.headers.emplace_back("Access-Control-Allow-Headers", std::string(trim(headers)));
   if (cors_max_age_ > 0) res.headers.emplace_back("Access-Control-Max-Age", std::to_string(cors_max_age_));
   return res;
+}
+
+// Exact matches, as the Collector's ServeMux routes them (no prefix, no trailing-slash
+// variant).
+std::optional<Signal> OtlpHttpHandler::signal_for_path(std::string_view path) const {
+  if (path == logs_path_) return Signal::Logs;
+  if (path == traces_path_) return Signal::Traces;
+  if (path == metrics_path_) return Signal::Metrics;
+  return std::nullopt;
 }
 
 net::HttpResponse OtlpHttpHandler::handle(net::HttpRequest& req) {

@@ -1,6 +1,7 @@
 #pragma once
 // OTLP/HTTP request handling (routing, content types, gzip, CORS, status mapping) on the
 // generic net::HttpServer. Free of Beast, so it is cheap to compile and easy to test.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,10 @@ class OtlpHttpHandler {
   bool headers_allowed(std::string_view requested) const;
   net::HttpResponse preflight(const net::HttpRequest& request) const;
 
+  std::optional<Signal> signal_for_path(std::string_view path) const;
+
   std::size_t max_body_;
+  std::string logs_path_, traces_path_, metrics_path_;
   std::vector<std::string> cors_origins_;
   std::vector<std::string> cors_headers_;  // lower-case
   bool cors_any_header_ = false;

@@ -397,6 +397,32 @@ TEST_F(OtlpHttpTest, UnknownPathIs404AndOtherMethodIs405) {
   EXPECT_EQ(r.header("allow"), "POST");
 }
 
+// The Collector's traces_url_path and friends: each signal on its own configured path, the
+// default paths then unknown.
+TEST_F(OtlpHttpTest, ConfiguredUrlPathsRouteEachSignal) {
+  config::OtlpReceiverConfig c;
+  c.http.enabled = true;
+  c.http.endpoint = "127.0.0.1:0";
+  c.http.logs_url_path = "/ingest/l";
+  c.http.traces_url_path = "/ingest/t";
+  c.http.metrics_url_path = "/v1/logs";  // another signal's default path is just a path
+  receiver_.reset();
+  receiver_ =
+      std::make_unique<OtlpReceiver>(c, consumer_, OtlpReceiverOptions{2, 1, std::chrono::seconds(10)});
+  receiver_->start();
+  std::string traces, metrics;
+  tern::otlp::encode_traces_proto(*make_traces(), traces);
+  tern::otlp::encode_metrics_proto(*make_metrics(), metrics);
+  EXPECT_EQ(post("/ingest/l?x=1", logs_proto(), kProto).status, 200);
+  EXPECT_EQ(post("/ingest/t", traces, kProto).status, 200);
+  EXPECT_EQ(post("/v1/logs", metrics, kProto).status, 200);
+  EXPECT_EQ(post("/v1/traces", traces, kProto).status, 404);
+  EXPECT_EQ(post("/ingest/l/", logs_proto(), kProto).status, 404);  // exact paths, as ServeMux
+  EXPECT_EQ(consumer_.logs.size(), 1u);
+  EXPECT_EQ(consumer_.traces.size(), 1u);
+  EXPECT_EQ(consumer_.metrics.size(), 1u);
+}
+
 // HEAD is refused like GET (405), with the would-be Content-Length and no body: the body
 // bytes it used to carry broke the next response on the kept-alive connection.
 TEST_F(OtlpHttpTest, HeadIs405WithoutABody) {
