@@ -257,6 +257,11 @@ struct ElasticsearchExporterConfig {
   std::string traces_index;
   bool logs_dynamic_id = false;
   std::string pipeline;
+  // The bulk request's include_source_on_error (Elasticsearch 8.18+); unset: not sent.
+  std::optional<bool> include_source_on_error;
+  // Query parameters sent with every bulk request: the first endpoint's URL query, as the
+  // Collector takes it (raw, without '?'; the endpoints themselves are kept without).
+  std::string bulk_query;
   Duration timeout = 90s;
   std::string dead_letter_path;
   enum class Encoding { kEarly, kLate } encoding = Encoding::kEarly;

@@ -1385,6 +1385,33 @@ std::string cloud_id_url(std::string_view id, std::string& why) {
   return "https://" + std::string(es_id) + "." + std::string(host);
 }
 
+// Why an Elasticsearch URL's query cannot go with the bulk requests; "" when it can. Its
+// bytes are sent as written, so they must be a URL query's (RFC 3986), and the parameters
+// the exporter sets itself are left to their own keys.
+std::string bulk_query_error(std::string_view query) {
+  constexpr std::string_view kAllowed = "-._~!$&'()*+,;=:@/?%";
+  for (const char ch : query)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && kAllowed.find(ch) == std::string_view::npos)
+      return ch > 0x20 && ch < 0x7f
+                 ? fmt::format("'{}' cannot be in a URL query (percent-encode it)", ch)
+                 : fmt::format("byte 0x{:02x} cannot be in a URL query (percent-encode it)",
+                               static_cast<unsigned char>(ch));
+  const std::pair<std::string_view, std::string_view> own[] = {
+      {"filter_path", "Tern reads bulk responses through its own filter"},
+      {"require_data_stream", "the mapping mode decides it"},
+      {"pipeline", "set the pipeline key"},
+      {"include_source_on_error", "set the include_source_on_error key"}};
+  for (std::string_view rest = query; !rest.empty();) {
+    const std::size_t amp = rest.find('&');
+    const std::string_view param = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    const std::string_view name = param.substr(0, param.find('='));
+    for (const auto& [key, hint] : own)
+      if (name == key) return fmt::format("the query parameter {} is set by the exporter: {}", key, hint);
+  }
+  return "";
+}
+
 void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterConfig& c) {
   using E = ElasticsearchExporterConfig;
   using Q = E::SendingQueue;
@@ -1407,15 +1434,20 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     // connect to (a port over 65535), is an error here too: validate said "valid" for them.
     const std::string_view authority =
         std::string_view(url).substr(host, url.find_first_of("/?#", host) - host);
-    if (url.find_first_of("?#", host) != std::string::npos) {
-      // The exporter appends /_bulk?... to the URL's path: a query or fragment of its own
-      // would end up inside the host or the path (and every request fail, for ever).
-      ctx.error(m, fmt::format("{}: \"{}\": a query or fragment is not supported in an Elasticsearch URL",
-                               path, url));
+    const std::size_t query = url.find('?', host);
+    if (url.find('#', host) != std::string::npos) {
+      // The exporter appends /_bulk?... to the URL's path: a fragment would end up inside
+      // the host or the path (and every request fail, for ever).
+      ctx.error(m, fmt::format("{}: \"{}\": a fragment is not supported in an Elasticsearch URL", path, url));
+    } else if (const std::string why = bulk_query_error(
+                   std::string_view(url).substr(query == std::string::npos ? url.size() : query + 1));
+               !why.empty()) {
+      ctx.error(m, fmt::format("{}: \"{}\": {}", path, url, why));
     } else if (authority.find('@') != std::string_view::npos) {
       ctx.error(m, fmt::format("{}: \"{}\": credentials in the URL are not supported (set user and password)",
                                path, url));
-    } else if (const std::string why = tern::text::http_endpoint_error(url, /*require_scheme=*/true);
+    } else if (const std::string why =
+                   tern::text::http_endpoint_error(url.substr(0, query), /*require_scheme=*/true);
                !why.empty()) {
       ctx.error(m, fmt::format("{}: {}, got \"{}\"", path, why, url));
     }
@@ -1461,6 +1493,25 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
   } else if (c.endpoints.empty()) {
     ctx.error(r.mark(r.has("endpoints") ? "endpoints" : "endpoint"),
               fmt::format("{}: endpoint or endpoints must not be empty", r.path()));
+  }
+  // As in the Collector: the first endpoint's query goes with every bulk request; the
+  // other endpoints' queries are not read (a different one gets a warning).
+  for (std::size_t i = 0; i < c.endpoints.size(); ++i) {
+    const std::size_t q = c.endpoints[i].find('?');
+    const std::string query = q == std::string::npos ? "" : c.endpoints[i].substr(q + 1);
+    if (i == 0)
+      c.bulk_query = query;
+    else if (query != c.bulk_query)
+      ctx.warning(r.mark(r.has("endpoints") ? "endpoints" : "endpoint"),
+                  fmt::format("{}: endpoint {} has the query \"{}\", the first one \"{}\": only the first "
+                              "endpoint's query is sent (as in the Collector)",
+                              r.path(), i, query, c.bulk_query));
+    if (q != std::string::npos) c.endpoints[i].resize(q);
+  }
+  if (r.has("include_source_on_error")) {
+    bool include = false;
+    r.boolean("include_source_on_error", include);
+    if (YAML::Node n = r.get("include_source_on_error"); !n.IsNull()) c.include_source_on_error = include;
   }
   r.uint("num_workers", c.num_workers, 1024);
   {

@@ -879,12 +879,47 @@ exporters:
           "t.yaml:10:3: warning: exporter \"elasticsearch/c\" is defined but not used in any pipeline"));
 }
 
-// Validate must refuse what the exporter cannot use. The exporter's parse_endpoint
-// ends the authority at '/' only, so "http://x:9200?pretty" has the port "9200?pretty" and
-// every request fails ("Service not found") forever; the loader ends it at '?' and '#' and
-// says the config is valid.
-TEST(Problems, ElasticsearchEndpointWithAQueryIsRefused) {
-  for (const std::string url : {"http://x:9200?pretty", "http://x:9200/prefix#frag", "https://x?u=a@b"}) {
+// An Elasticsearch URL's query goes with every bulk request, as the Collector sends the
+// first endpoint's; the endpoints are kept without it (the exporter's parse_endpoint would
+// read "9200?pretty" as the port). A fragment, bytes a query cannot carry and the
+// parameters the exporter sets itself are refused.
+TEST(Loader, ElasticsearchEndpointQueryGoesWithEveryBulkRequest) {
+  auto r = load_with_service(R"(
+receivers:
+  otlp:
+    protocols: {http: }
+exporters:
+  debug:
+  elasticsearch/q:
+    endpoints: ["http://a:9200/p?refresh=false&timeout=30s", "http://b:9200?other=1"]
+    include_source_on_error: false
+  elasticsearch/unset:
+    endpoint: http://a:9200?
+    include_source_on_error:
+)");
+  EXPECT_THAT(errors(r), IsEmpty());
+  EXPECT_THAT(messages(r), Contains(HasSubstr("warning: exporters.elasticsearch/q: endpoint 1 has the query "
+                                              "\"other=1\", the first one \"refresh=false&timeout=30s\"")));
+  const auto& q = settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch/q");
+  EXPECT_THAT(q.endpoints, ElementsAre("http://a:9200/p", "http://b:9200"));
+  EXPECT_EQ(q.bulk_query, "refresh=false&timeout=30s");
+  EXPECT_EQ(q.include_source_on_error, std::optional<bool>(false));
+  const auto& unset = settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch/unset");
+  EXPECT_THAT(unset.endpoints, ElementsAre("http://a:9200"));
+  EXPECT_EQ(unset.bulk_query, "");
+  EXPECT_EQ(unset.include_source_on_error, std::nullopt);
+}
+
+TEST(Problems, ElasticsearchEndpointFragmentsAndQueriesTheExporterCannotSend) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"http://x:9200/prefix#frag", "a fragment is not supported"},
+      {"http://x:9200?filter_path=took", "the query parameter filter_path is set by the exporter"},
+      {"http://x:9200?a=1&pipeline=p",
+       "the query parameter pipeline is set by the exporter: set the pipeline key"},
+      {"http://x:9200?q=\"a\"", "'\"' cannot be in a URL query"},
+      {"https://x?u=a@b", ""},  // '@' in a query is a query's byte, not credentials
+  };
+  for (const auto& [url, why] : cases) {
     auto r = load_with_service(R"(
 receivers:
   otlp:
@@ -892,10 +927,13 @@ receivers:
 exporters:
   debug:
   elasticsearch/q:
-    endpoint: )" + url + "\n");
-    EXPECT_THAT(messages(r), Contains(HasSubstr("error: exporters.elasticsearch/q.endpoint: \"" + url +
-                                                "\": a query or fragment is not supported")))
-        << url;
+    endpoint: ')" + url + "'\n");
+    if (why.empty())
+      EXPECT_THAT(errors(r), IsEmpty()) << url;
+    else
+      EXPECT_THAT(errors(r),
+                  Contains(HasSubstr("error: exporters.elasticsearch/q.endpoint: \"" + url + "\": " + why)))
+          << url;
   }
 }
 

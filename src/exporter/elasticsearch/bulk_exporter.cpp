@@ -139,6 +139,8 @@ BulkExporterOptions from_config(const config::ElasticsearchExporterConfig& c) {
   o.tls = c.tls;  // the client settings (config's TlsClientConfig adds `insecure`, OTLP only)
   o.require_data_stream = c.mapping_mode == "otel";
   o.pipeline = c.pipeline;
+  o.include_source_on_error = c.include_source_on_error;
+  o.query = c.bulk_query;
   o.timeout = std::chrono::duration_cast<milliseconds>(c.timeout);
   o.dead_letter_path = c.dead_letter_path;
   return o;
@@ -222,6 +224,10 @@ struct BulkExporter::Impl {
     target = "/_bulk?filter_path=" + std::string(kBulkFilterPath);
     if (opt.require_data_stream) target += "&require_data_stream=true";
     if (!opt.pipeline.empty()) target += "&pipeline=" + percent_encode(opt.pipeline);
+    if (opt.include_source_on_error)
+      target +=
+          *opt.include_source_on_error ? "&include_source_on_error=true" : "&include_source_on_error=false";
+    if (!opt.query.empty()) target += "&" + opt.query;
     ep_state = std::make_unique<EndpointState[]>(endpoints.size());
     if (!opt.dead_letter_path.empty()) open_dead_letter();
   }

@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +63,8 @@ struct BulkExporterOptions {
 
   bool require_data_stream = true;  // otel mapping mode writes data streams
   std::string pipeline;
+  std::optional<bool> include_source_on_error;      // unset: not sent (Elasticsearch's default, true)
+  std::string query;                                // more query parameters, as written (no '?')
   std::chrono::milliseconds timeout{90000};         // one request: write + response
   std::chrono::milliseconds connect_timeout{5000};  // not in the config file (yet)
   std::string dead_letter_path;                     // empty = no dead-letter file

@@ -185,6 +185,8 @@ TEST(ExporterRequest, HeadersTargetAuthAndKeepAlive) {
   o.headers = {{"X-Tenant", "t1"}};
   o.pipeline = "my pipe";
   o.require_data_stream = true;
+  o.include_source_on_error = false;
+  o.query = "refresh=false&timeout=30s";  // the first endpoint's URL query (config loader)
   Collector c;
   BulkExporter ex(o);
   ex.start();
@@ -198,7 +200,8 @@ TEST(ExporterRequest, HeadersTargetAuthAndKeepAlive) {
   for (const auto& s : seen) {
     EXPECT_EQ(s.target,
               "/es/_bulk?filter_path=items.*._index,items.*.status,items.*.error.type,items.*.error.reason"
-              "&require_data_stream=true&pipeline=my%20pipe");
+              "&require_data_stream=true&pipeline=my%20pipe&include_source_on_error=false"
+              "&refresh=false&timeout=30s");
     EXPECT_EQ(s.headers.at("authorization"), "Basic dXNlcjpwYXNz");  // base64("user:pass")
     EXPECT_EQ(s.headers.at("content-type"), "application/x-ndjson");
     EXPECT_EQ(s.headers.at("content-encoding"), "gzip");
