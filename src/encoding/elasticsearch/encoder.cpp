@@ -20,6 +20,7 @@
 #include "encoding/elasticsearch/encoder_internal.h"
 #include "encoding/elasticsearch/flat_document.h"
 #include "encoding/elasticsearch/json_writer.h"
+#include "pdata/value_text.h"
 #include "text/ascii.h"
 #include "text/lowercase.h"
 
@@ -712,9 +713,12 @@ std::optional<MappingMode> parse_mapping_mode(std::string_view given) {
 Encoder::Encoder(EncoderConfig config) : config_(std::move(config)) {}
 Encoder::~Encoder() = default;
 
-std::string_view internal::document_id(const Attributes& record) {
-  const AnyValue* v = find_string(&record, "elasticsearch.document_id");
-  return v ? v->string_value : std::string_view();
+std::string_view internal::document_id(const Attributes& record, std::string& text) {
+  const AnyValue* v = pdata::find_attribute(record, "elasticsearch.document_id");
+  if (!v) return {};
+  if (v->kind == ValueKind::String) return v->string_value;
+  text = pdata::pcommon_as_string(*v);  // rare: ids are strings nearly always
+  return text;
 }
 
 bool internal::has_routing_key(const Attributes& attrs) {
@@ -974,7 +978,7 @@ const Route& Encoder::flat_route(std::string_view static_index, std::string_view
 
 bool Encoder::begin_item(JsonWriter& w, const Route& route, const Attributes* id_from, EncodedBatch& out,
                          ItemStart& item) {
-  const std::string_view id = id_from ? internal::document_id(*id_from) : std::string_view();
+  const std::string_view id = id_from ? internal::document_id(*id_from, id_text_) : std::string_view();
   if (id.size() > internal::kMaxDocumentIdBytes) {
     out.stats.count(EncodeReject::DocumentIdTooLong);
     return false;
@@ -1334,7 +1338,8 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
 // (nothing written) when its `_id` is too long for Elasticsearch.
 [[gnu::noinline]] bool Encoder::write_scanned_log_record(JsonWriter& w, const pdata::LogRecord& r,
                                                          EncodedItem& item) {
-  const std::string_view id = config_.logs_dynamic_id ? document_id(r.attributes) : std::string_view();
+  const std::string_view id =
+      config_.logs_dynamic_id ? document_id(r.attributes, id_text_) : std::string_view();
   if (id.size() > internal::kMaxDocumentIdBytes) return false;
   const RecordKeys keys = scan_keys(r.attributes);
   const Route& route = keys.routing ? route_for(r.attributes) : scope_route_.route;

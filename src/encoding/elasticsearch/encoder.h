@@ -310,6 +310,7 @@ class Encoder {
   std::string resource_json_;  // cached per resource
   std::string tail_;           // ,"resource":{..},"scope":{..} cached per scope
   std::string tmp_;            // kvlist stringification (metrics)
+  std::string id_text_;        // the text of an `_id` given as another kind than a string
   std::string doc_, templates_, names_concat_, pool_;
   std::vector<std::string_view> names_;
   std::string_view one_name_;        // name_hash's last name (within a scope) ...

@@ -33,8 +33,10 @@ inline void push_item(EncodedBatch& out, std::size_t start, std::size_t action_e
   set_item(out.items.emplace_back(), start, action_end, end, events, shared_at, shared_size);
 }
 
-// A log record's `_id` under logs_dynamic_id: its non-empty `elasticsearch.document_id`.
-std::string_view document_id(const pdata::Attributes& record);
+// A log record's `_id` under logs_dynamic_id: its non-empty `elasticsearch.document_id`, as
+// the Collector reads it (pcommon's AsString: an int 5 is "5", a bool "true", bytes base64).
+// A value that is not a string is written into `text`, which the view then points at.
+std::string_view document_id(const pdata::Attributes& record, std::string& text);
 // Elasticsearch's limit on an `_id` (IndexRequest.validate, UTF-8 bytes). A longer one fails
 // the whole bulk request with 400, not just its item, and the exporter would send that
 // request again for ever: the record is rejected here instead (document_id_too_long).

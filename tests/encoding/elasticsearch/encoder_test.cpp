@@ -288,6 +288,34 @@ TEST(EsRouting, DynamicId) {
   EXPECT_FALSE(action(b2, 0)["create"].contains("_id"));
 }
 
+// An `elasticsearch.document_id` of another kind is its text, as the Collector reads it
+// (pcommon's AsString); it used to give no `_id` at all. In every mode that honours it.
+TEST(EsRouting, DynamicIdOfAnotherKindIsItsText) {
+  for (MappingMode mode : {MappingMode::Otel, MappingMode::BodyMap, MappingMode::None, MappingMode::Ecs}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    LogsFixture f;
+    auto& a = f.d.arena;
+    const AnyValue ids[] = {AnyValue::integer(5), AnyValue::boolean(true),
+                            AnyValue::dbl(1.5),   AnyValue::bytes(a.copy(std::string("\x01\x02"))),
+                            AnyValue(),           kvlist(a, {kv(a, "k", AnyValue::integer(1))})};
+    for (const AnyValue& id : ids) {
+      auto& r = f.add();
+      r.body = kvlist(a, {kv(a, "m", s(a, "x"))});  // bodymap wants a map body
+      r.attributes.push_back(kv(a, "elasticsearch.document_id", id));
+    }
+    EncoderConfig c = config({}, {}, {}, true);
+    c.mode = mode;
+    auto b = f.encode(c);
+    ASSERT_EQ(b.size(), 6u);
+    EXPECT_EQ(action(b, 0)["create"]["_id"], "5");
+    EXPECT_EQ(action(b, 1)["create"]["_id"], "true");
+    EXPECT_EQ(action(b, 2)["create"]["_id"], "1.5");
+    EXPECT_EQ(action(b, 3)["create"]["_id"], "AQI=");
+    EXPECT_FALSE(action(b, 4)["create"].contains("_id"));  // an empty value: ""
+    EXPECT_EQ(action(b, 5)["create"]["_id"], "{\"k\":1}");
+  }
+}
+
 // Elasticsearch refuses an `_id` over 512 bytes by failing the whole bulk request (400
 // action_request_validation_exception), which the exporter retries for ever: such a record
 // is not written, in every mode that honours logs_dynamic_id, and counted under its reason.
