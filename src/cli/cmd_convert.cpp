@@ -192,6 +192,9 @@ const RegisterCommand kConvertCommand{
       cmd->add_option("--metrics-index", args->write.es.metrics_index, "es-bulk: static index for metrics");
       cmd->add_flag("--logs-dynamic-id", args->write.es.logs_dynamic_id,
                     "es-bulk: take _id from the elasticsearch.document_id attribute");
+      cmd->add_flag(
+          "--logs-dynamic-pipeline", args->write.es.logs_dynamic_pipeline,
+          "es-bulk: take each log's ingest pipeline from the elasticsearch.ingest_pipeline attribute");
       cmd->add_flag("--validate-utf8", args->validate_utf8,
                     "Reject protobuf strings that are not valid UTF-8");
       cmd->callback([args] { set_exit_code(run(*args)); });

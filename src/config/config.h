@@ -256,6 +256,7 @@ struct ElasticsearchExporterConfig {
   std::string metrics_index;
   std::string traces_index;
   bool logs_dynamic_id = false;
+  bool logs_dynamic_pipeline = false;  // elasticsearch.ingest_pipeline -> the action's `pipeline`
   std::string pipeline;
   // The bulk request's include_source_on_error (Elasticsearch 8.18+); unset: not sent.
   std::optional<bool> include_source_on_error;

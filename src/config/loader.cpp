@@ -1632,6 +1632,10 @@ void decode(Ctx& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterC
     MapReader d(ctx, r.get("logs_dynamic_id"), r.sub_path("logs_dynamic_id"));
     d.boolean("enabled", c.logs_dynamic_id);
   }
+  {
+    MapReader d(ctx, r.get("logs_dynamic_pipeline"), r.sub_path("logs_dynamic_pipeline"));
+    d.boolean("enabled", c.logs_dynamic_pipeline);
+  }
   // Deprecated in the Collector, where they no longer do anything: accepted with a warning
   // so that older configs load, and their users learn how routing works here.
   for (const char* key : {"logs_dynamic_index", "metrics_dynamic_index", "traces_dynamic_index"}) {

@@ -31,6 +31,7 @@ EncoderConfig encoder_config(const config::ElasticsearchExporterConfig& c) {
   e.metrics_index = c.metrics_index;
   e.traces_index = c.traces_index;
   e.logs_dynamic_id = c.logs_dynamic_id;
+  e.logs_dynamic_pipeline = c.logs_dynamic_pipeline;
   e.mode = encoding::es::parse_mapping_mode(c.mapping_mode).value_or(encoding::es::MappingMode::Otel);
   if (!c.mapping_allowed_modes.empty()) {
     e.allowed_modes = 0;

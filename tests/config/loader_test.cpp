@@ -171,6 +171,7 @@ service:
   EXPECT_EQ(es.metrics_index, "");
   EXPECT_EQ(es.traces_index, "");
   EXPECT_FALSE(es.logs_dynamic_id);
+  EXPECT_FALSE(es.logs_dynamic_pipeline);
   EXPECT_EQ(es.pipeline, "");
   EXPECT_EQ(es.timeout, 90s);
   EXPECT_EQ(es.dead_letter_path, "");
@@ -367,6 +368,7 @@ exporters:
     metrics_index: metrics-custom-prod
     traces_index: traces-custom-prod
     logs_dynamic_id: {enabled: true}
+    logs_dynamic_pipeline: {enabled: true}
     pipeline: my-pipeline
     timeout: 30s
     dead_letter: {path: /var/lib/tern/dead.ndjson}
@@ -486,6 +488,7 @@ service:
   EXPECT_EQ(es.metrics_index, "metrics-custom-prod");
   EXPECT_EQ(es.traces_index, "traces-custom-prod");
   EXPECT_TRUE(es.logs_dynamic_id);
+  EXPECT_TRUE(es.logs_dynamic_pipeline);
   EXPECT_EQ(es.pipeline, "my-pipeline");
   EXPECT_EQ(es.timeout, 30s);
   EXPECT_EQ(es.dead_letter_path, "/var/lib/tern/dead.ndjson");

@@ -117,7 +117,7 @@ void Encoder::encode_scope_logs_ecs(JsonWriter& w, std::size_t written, const pd
   for (const auto& r : sl.log_records) {
     const Route& route = flat_route(config_.logs_index, "logs", r.attributes, sl.scope, rl.resource);
     ItemStart item;
-    if (!begin_item(w, route, config_.logs_dynamic_id ? &r.attributes : nullptr, out, item)) continue;
+    if (!begin_item(w, route, &r.attributes, out, item)) continue;
     // In the Collector's order: of equal names, the field added last wins.
     doc.clear();
     add_ecs_resource_and_scope(doc, rl.resource, sl.scope);

@@ -713,12 +713,32 @@ std::optional<MappingMode> parse_mapping_mode(std::string_view given) {
 Encoder::Encoder(EncoderConfig config) : config_(std::move(config)) {}
 Encoder::~Encoder() = default;
 
-std::string_view internal::document_id(const Attributes& record, std::string& text) {
-  const AnyValue* v = pdata::find_attribute(record, "elasticsearch.document_id");
+namespace {
+// A control attribute's value as the Collector reads it (pcommon's AsString).
+std::string_view attribute_text(const Attributes& record, std::string_view key, std::string& text) {
+  const AnyValue* v = pdata::find_attribute(record, key);
   if (!v) return {};
   if (v->kind == ValueKind::String) return v->string_value;
-  text = pdata::pcommon_as_string(*v);  // rare: ids are strings nearly always
+  text = pdata::pcommon_as_string(*v);  // rare: ids and pipelines are strings nearly always
   return text;
+}
+}  // namespace
+
+std::string_view internal::document_id(const Attributes& record, std::string& text) {
+  return attribute_text(record, "elasticsearch.document_id", text);
+}
+
+std::string_view internal::ingest_pipeline(const Attributes& record, std::string& text) {
+  return attribute_text(record, "elasticsearch.ingest_pipeline", text);
+}
+
+std::string_view Encoder::record_id(const Attributes& record) {
+  return config_.logs_dynamic_id ? internal::document_id(record, id_text_) : std::string_view();
+}
+
+std::string_view Encoder::record_pipeline(const Attributes& record) {
+  return config_.logs_dynamic_pipeline ? internal::ingest_pipeline(record, pipeline_text_)
+                                       : std::string_view();
 }
 
 bool internal::has_routing_key(const Attributes& attrs) {
@@ -817,9 +837,9 @@ void Encoder::begin_output() {
 }
 
 Encoder::SharedAction Encoder::write_action(JsonWriter& w, const Route& route, std::string_view id,
-                                            std::string_view dynamic_templates) {
+                                            std::string_view pipeline, std::string_view dynamic_templates) {
   CachedRoute* cached = cached_route(route);
-  if (cached && id.empty()) {
+  if (cached && id.empty() && pipeline.empty()) {
     if (dynamic_templates.empty()) {
       if (config_.share_action_lines) {
         if (cached->written_at != std::string::npos) {
@@ -847,6 +867,10 @@ Encoder::SharedAction Encoder::write_action(JsonWriter& w, const Route& route, s
     }
     w.lit("\"_index\":");
     w.string(route.index);
+    if (!pipeline.empty()) {
+      w.lit(",\"pipeline\":");
+      w.string(pipeline);
+    }
   }
   if (!dynamic_templates.empty()) {
     w.lit(",\"dynamic_templates\":{");
@@ -976,15 +1000,15 @@ const Route& Encoder::flat_route(std::string_view static_index, std::string_view
   return route_;
 }
 
-bool Encoder::begin_item(JsonWriter& w, const Route& route, const Attributes* id_from, EncodedBatch& out,
+bool Encoder::begin_item(JsonWriter& w, const Route& route, const Attributes* record, EncodedBatch& out,
                          ItemStart& item) {
-  const std::string_view id = id_from ? internal::document_id(*id_from, id_text_) : std::string_view();
+  const std::string_view id = record ? record_id(*record) : std::string_view();
   if (id.size() > internal::kMaxDocumentIdBytes) {
     out.stats.count(EncodeReject::DocumentIdTooLong);
     return false;
   }
   item.start = w.size();
-  item.shared = write_action(w, route, id, {});
+  item.shared = write_action(w, route, id, record ? record_pipeline(*record) : std::string_view(), {});
   item.action_end = w.size();
   return true;
 }
@@ -1021,7 +1045,7 @@ void Encoder::encode_scope_logs_bodymap(JsonWriter& w, std::size_t written, cons
       continue;
     }
     ItemStart item;
-    if (!begin_item(w, *route, config_.logs_dynamic_id ? &r.attributes : nullptr, out, item)) continue;
+    if (!begin_item(w, *route, &r.attributes, out, item)) continue;
     write_kvlist(w, r.body.kvlist, 1);  // the document: the map, keys as they are
     end_item(w, item, out);
   }
@@ -1031,9 +1055,11 @@ namespace {
 // What a log record's attribute means besides being written (otel mode). Only keys of
 // the lengths below, and doubles of kGeoKeyMin bytes or more (geo points), can mean
 // anything: one test rules out nearly every attribute before any key is compared.
-enum class KeyRole : std::uint8_t { Plain, EventName, Routing, Excluded, Geo };
-constexpr std::uint64_t kRoleLengths = 1u << 10 | 1u << 16 | 1u << 19 | 1u << 21 | 1u << 25 | 1u << 27;
+enum class KeyRole : std::uint8_t { Plain, EventName, Routing, Excluded, Geo, Pipeline };
+constexpr std::uint64_t kRoleLengths =
+    1u << 10 | 1u << 16 | 1u << 19 | 1u << 21 | 1u << 25 | 1u << 27 | 1u << 29;
 static_assert(std::string_view("event.name").size() == 10 &&
+              std::string_view("elasticsearch.ingest_pipeline").size() == 29 &&
               std::string_view("data_stream.type").size() == 16 &&
               std::string_view("elasticsearch.index").size() == 19 &&
               std::string_view("data_stream.namespace").size() == 21 &&
@@ -1051,6 +1077,7 @@ static_assert(std::string_view("event.name").size() == 10 &&
   if (k == "elasticsearch.index" || k == "data_stream.dataset" || k == "data_stream.namespace")
     return KeyRole::Routing;
   if (is_excluded(k)) return KeyRole::Excluded;
+  if (k == "elasticsearch.ingest_pipeline") return KeyRole::Pipeline;
   std::size_t pl;
   if (kv.value.kind == ValueKind::Double)
     if (const int half = geo_half(k, pl); half && geo_partner(attrs, kv, pl, half)) return KeyRole::Geo;
@@ -1085,6 +1112,9 @@ template <bool kMayTakeBack>
           continue;                                                 // otherwise only left out
         case KeyRole::Excluded:
           continue;
+        case KeyRole::Pipeline:  // left out when it is the record's pipeline, as in the Collector
+          if (config_.logs_dynamic_pipeline) continue;
+          break;
         case KeyRole::Geo:
           any_geo = true;  // written merged, after the other attributes
           continue;
@@ -1313,7 +1343,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   const std::size_t first_item = out.items.size();
   out.items.resize(first_item + sl.log_records.size());
   EncodedItem* item = out.items.data() + first_item;
-  bool scan_first = config_.logs_dynamic_id;
+  bool scan_first = config_.logs_dynamic_id || config_.logs_dynamic_pipeline;
   for (const auto& r : sl.log_records) {
     EncodedItem& it = *item++;
     if (!scan_first && r.severity_text.size() <= json::kInlineString) [[likely]] {
@@ -1338,13 +1368,12 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
 // (nothing written) when its `_id` is too long for Elasticsearch.
 [[gnu::noinline]] bool Encoder::write_scanned_log_record(JsonWriter& w, const pdata::LogRecord& r,
                                                          EncodedItem& item) {
-  const std::string_view id =
-      config_.logs_dynamic_id ? document_id(r.attributes, id_text_) : std::string_view();
+  const std::string_view id = record_id(r.attributes);
   if (id.size() > internal::kMaxDocumentIdBytes) return false;
   const RecordKeys keys = scan_keys(r.attributes);
   const Route& route = keys.routing ? route_for(r.attributes) : scope_route_.route;
   const std::size_t start = w.size();
-  const SharedAction shared = write_action(w, route, id, {});
+  const SharedAction shared = write_action(w, route, id, record_pipeline(r.attributes), {});
   const std::size_t action_end = w.size();
   char* d = json::lit(w.at(kLogFixedRoom), "{\"@timestamp\":");
   d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
@@ -1514,7 +1543,7 @@ constexpr std::size_t kSpanFixedRoom =
 [[gnu::noinline]] void Encoder::write_scanned_span(JsonWriter& w, const pdata::Span& s, EncodedItem& item) {
   const Route& route = route_for(s.attributes);
   const std::size_t start = w.size();
-  const SharedAction shared = write_action(w, route, {}, {});
+  const SharedAction shared = write_action(w, route, {}, {}, {});
   const std::size_t action_end = w.size();
   char* d = w.at(json::kTimestampRoom + 16);
   d = json::lit(d, "{\"@timestamp\":");
@@ -1589,7 +1618,7 @@ EncodedItem* Encoder::write_span_events(JsonWriter& w, const pdata::Span& s, Enc
   for (const auto& e : s.events) {
     const Route& route = event_route_for(e.attributes);
     const std::size_t start = w.size();
-    const SharedAction shared = write_action(w, route, {}, {});
+    const SharedAction shared = write_action(w, route, {}, {}, {});
     const std::size_t action_end = w.size();
     w.lit("{\"@timestamp\":");
     w.timestamp(e.time_unix_nano, 1);  // the span's start has slot 0
@@ -1803,7 +1832,7 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
     const Route* route = &scope_route_.route;
     if (!g.scope_route) route = &group_route(g);
     const std::size_t start = w.size();
-    const SharedAction shared = write_action(w, *route, {}, t.padded_view());
+    const SharedAction shared = write_action(w, *route, {}, {}, t.padded_view());
     const std::size_t action_end = w.size();
     const PointRef& rep = points_[g.head];
     const PointView pv = point_view(*rep.metric, rep.index);

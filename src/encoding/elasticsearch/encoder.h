@@ -56,6 +56,9 @@ struct EncoderConfig {
   std::string metrics_index;     // static index for metrics (empty: route)
   std::string traces_index;      // static index for spans (empty: route)
   bool logs_dynamic_id = false;  // `elasticsearch.document_id` attribute -> `_id`
+  // A log record's `elasticsearch.ingest_pipeline` attribute -> its action line's `pipeline`
+  // (the Collector's logs_dynamic_pipeline); otel mode then leaves the attribute out.
+  bool logs_dynamic_pipeline = false;
   MappingMode mode = MappingMode::Otel;
   // Modes a scope's `elastic.mapping.mode` attribute may ask for (bit 1 << MappingMode);
   // a scope asking for another one is counted unsupported_mode (`mapping.allowed_modes`).
@@ -166,7 +169,7 @@ class Encoder {
   void begin_scope_route(std::string_view static_index, std::string_view type,
                          const pdata::InstrumentationScope& scope, const pdata::Attributes& resource);
   // `dynamic_templates` (metrics) is read as a padded fragment: a JsonWriter::padded_view().
-  SharedAction write_action(JsonWriter& w, const Route& route, std::string_view id,
+  SharedAction write_action(JsonWriter& w, const Route& route, std::string_view id, std::string_view pipeline,
                             std::string_view dynamic_templates);
   // The cached fragments of `route` when it is the scope's or the span events' route.
   CachedRoute* cached_route(const Route& route);
@@ -224,10 +227,15 @@ class Encoder {
   const Route& flat_route(std::string_view static_index, std::string_view type,
                           const pdata::Attributes& attrs, const pdata::InstrumentationScope& scope,
                           const pdata::Resource& resource);
-  // Writes an item's action line (with the `_id` logs_dynamic_id takes from `id_from`, when
-  // given); false, nothing written and the item counted, when that `_id` is too long.
-  bool begin_item(JsonWriter& w, const Route& route, const pdata::Attributes* id_from, EncodedBatch& out,
+  // Writes an item's action line, with the `_id` and `pipeline` logs_dynamic_id and
+  // logs_dynamic_pipeline take from `record` (a log record's attributes; null for spans);
+  // false, nothing written and the item counted, when that `_id` is too long.
+  bool begin_item(JsonWriter& w, const Route& route, const pdata::Attributes* record, EncodedBatch& out,
                   ItemStart& item);
+  // A log record's `_id` and `pipeline` as the config asks for them (views into the record
+  // or into id_text_ / pipeline_text_).
+  std::string_view record_id(const pdata::Attributes& record);
+  std::string_view record_pipeline(const pdata::Attributes& record);
   // Ends the item's document line and appends the item.
   void end_item(JsonWriter& w, const ItemStart& item, EncodedBatch& out);
   // The none and raw modes (none_raw_modes.cpp).
@@ -311,6 +319,7 @@ class Encoder {
   std::string tail_;           // ,"resource":{..},"scope":{..} cached per scope
   std::string tmp_;            // kvlist stringification (metrics)
   std::string id_text_;        // the text of an `_id` given as another kind than a string
+  std::string pipeline_text_;  // ... and of a `pipeline`
   std::string doc_, templates_, names_concat_, pool_;
   std::vector<std::string_view> names_;
   std::string_view one_name_;        // name_hash's last name (within a scope) ...

@@ -37,6 +37,8 @@ inline void push_item(EncodedBatch& out, std::size_t start, std::size_t action_e
 // the Collector reads it (pcommon's AsString: an int 5 is "5", a bool "true", bytes base64).
 // A value that is not a string is written into `text`, which the view then points at.
 std::string_view document_id(const pdata::Attributes& record, std::string& text);
+// Its `elasticsearch.ingest_pipeline` under logs_dynamic_pipeline, read the same way.
+std::string_view ingest_pipeline(const pdata::Attributes& record, std::string& text);
 // Elasticsearch's limit on an `_id` (IndexRequest.validate, UTF-8 bytes). A longer one fails
 // the whole bulk request with 400, not just its item, and the exporter would send that
 // request again for ever: the record is rejected here instead (document_id_too_long).

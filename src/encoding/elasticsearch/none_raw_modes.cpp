@@ -220,7 +220,7 @@ void Encoder::encode_scope_logs_flat(JsonWriter& w, std::size_t written, Mapping
   for (const auto& r : sl.log_records) {
     const Route& route = flat_route(config_.logs_index, "logs", r.attributes, sl.scope, rl.resource);
     ItemStart item;
-    if (!begin_item(w, route, config_.logs_dynamic_id ? &r.attributes : nullptr, out, item)) continue;
+    if (!begin_item(w, route, &r.attributes, out, item)) continue;
     doc.clear();
     doc.add_timestamp("@timestamp", r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
     // The fields in the order they sort (the sort then only orders the attributes among

@@ -316,6 +316,48 @@ TEST(EsRouting, DynamicIdOfAnotherKindIsItsText) {
   }
 }
 
+// The Collector's logs_dynamic_pipeline: a log record's non-empty elasticsearch.ingest_pipeline
+// (its text, as AsString reads it) is its action line's `pipeline`, in every mode; otel mode
+// then leaves the attribute out of the document. Off, it is an attribute like any other.
+TEST(EsRouting, DynamicPipeline) {
+  for (MappingMode mode : {MappingMode::Otel, MappingMode::BodyMap, MappingMode::None, MappingMode::Ecs}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    LogsFixture f;
+    auto& a = f.d.arena;
+    const AnyValue pipelines[] = {s(a, "logs-p1"), s(a, ""), AnyValue::integer(7)};
+    for (const AnyValue& p : pipelines) {
+      auto& r = f.add();
+      r.body = kvlist(a, {kv(a, "m", s(a, "x"))});  // bodymap wants a map body
+      r.attributes.push_back(kv(a, "elasticsearch.ingest_pipeline", p));
+      r.attributes.push_back(kv(a, "elasticsearch.document_id", s(a, "d")));
+    }
+    f.add().body = kvlist(a, {kv(a, "m", s(a, "y"))});  // none at all: the scope's cached action
+    EncoderConfig c = config({}, {}, {}, true);
+    c.mode = mode;
+    c.logs_dynamic_pipeline = true;
+    auto b = f.encode(c);
+    ASSERT_EQ(b.size(), 4u);
+    EXPECT_EQ(action(b, 0)["create"]["pipeline"], "logs-p1");
+    EXPECT_EQ(action(b, 0)["create"]["_id"], "d");
+    EXPECT_FALSE(action(b, 1)["create"].contains("pipeline"));
+    EXPECT_EQ(action(b, 2)["create"]["pipeline"], "7");
+    EXPECT_FALSE(action(b, 3)["create"].contains("pipeline"));
+    if (mode == MappingMode::Otel) {
+      EXPECT_EQ(
+          b.action(0),
+          "{\"create\":{\"_id\":\"d\",\"_index\":\"logs-generic.otel-default\",\"pipeline\":\"logs-p1\"}}\n");
+      EXPECT_EQ(doc(b, 0)["attributes"], nlohmann::json::object());  // both control attributes out
+    }
+  }
+  // Off: no pipeline, and in otel mode the attribute is written like any other.
+  LogsFixture f;
+  auto& a = f.d.arena;
+  f.add().attributes.push_back(kv(a, "elasticsearch.ingest_pipeline", s(a, "p")));
+  auto b = f.encode();
+  EXPECT_FALSE(action(b, 0)["create"].contains("pipeline"));
+  EXPECT_EQ(doc(b, 0)["attributes"]["elasticsearch.ingest_pipeline"], "p");
+}
+
 // Elasticsearch refuses an `_id` over 512 bytes by failing the whole bulk request (400
 // action_request_validation_exception), which the exporter retries for ever: such a record
 // is not written, in every mode that honours logs_dynamic_id, and counted under its reason.
