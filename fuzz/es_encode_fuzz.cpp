@@ -19,6 +19,7 @@
 #include "otlp/proto_codec.h"
 #include "require.h"
 #include "support/json_keys.h"
+#include "text/ascii.h"
 #include "text/lowercase.h"
 
 namespace {
@@ -137,6 +138,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   if (flags & 4) config.traces_index = "traces-static";
   if (flags & 8) config.metrics_index = "metrics-static";
   config.logs_dynamic_id = flags & 16;
+  config.logs_dynamic_pipeline = flags & 16;  // with the id: both take the scanning path
   using tern::encoding::es::MappingMode;
   const bool bodymap = (flags & 32) && !(flags & 128);
   const bool flat = flags & 128;  // none; raw with bit 5; ecs with byte 1 odd
@@ -154,8 +156,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   const auto mode_of = [bodymap, flat](const InstrumentationScope& scope) {
     const AnyValue* v = find_attribute(scope.attributes, "elastic.mapping.mode");
     if (!v || v->kind != ValueKind::String || v->string_value.empty()) return bodymap ? 1 : flat ? 3 : 0;
-    const std::string_view m = v->string_value;
-    return m == "otel" ? 0 : m == "bodymap" ? 1 : m == "none" || m == "raw" || m == "ecs" ? 3 : 2;
+    // Names in any case, "no" for none, as the Collector reads them (and the encoder since
+    // stop 35: "otEl" is otel).
+    const std::string m = tern::text::ascii_lower(v->string_value);
+    return m == "otel"                                            ? 0
+           : m == "bodymap"                                       ? 1
+           : m == "none" || m == "no" || m == "raw" || m == "ecs" ? 3
+                                                                  : 2;
   };
 
   if (LogsData logs; !tern::otlp::decode_logs_proto(in, logs, opt)) {
