@@ -17,6 +17,7 @@
 
 #include "encoding/elasticsearch/encoder.h"
 #include "otlp/proto_codec.h"
+#include "pdata/value_text.h"
 #include "require.h"
 #include "support/json_keys.h"
 #include "text/ascii.h"
@@ -155,14 +156,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   // configured one. 0 otel, 1 bodymap, 2 a mode the encoder does not have, 3 none, raw or ecs.
   const auto mode_of = [bodymap, flat](const InstrumentationScope& scope) {
     const AnyValue* v = find_attribute(scope.attributes, "elastic.mapping.mode");
-    if (!v || v->kind != ValueKind::String || v->string_value.empty()) return bodymap ? 1 : flat ? 3 : 0;
-    // Names in any case, "no" for none, as the Collector reads them (and the encoder since
-    // stop 35: "otEl" is otel).
-    const std::string m = tern::text::ascii_lower(v->string_value);
-    return m == "otel"                                            ? 0
-           : m == "bodymap"                                       ? 1
-           : m == "none" || m == "no" || m == "raw" || m == "ecs" ? 3
-                                                                  : 2;
+    if (!v) return bodymap ? 1 : flat ? 3 : 0;
+    // As the Collector reads it: any kind, as its AsString text; names in any case, "" and
+    // "no" for none ("otEl" is otel).
+    const std::string m = tern::text::ascii_lower(tern::pdata::pcommon_as_string(*v));
+    return m == "otel"                                                         ? 0
+           : m == "bodymap"                                                    ? 1
+           : m.empty() || m == "none" || m == "no" || m == "raw" || m == "ecs" ? 3
+                                                                               : 2;
   };
 
   if (LogsData logs; !tern::otlp::decode_logs_proto(in, logs, opt)) {

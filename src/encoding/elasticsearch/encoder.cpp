@@ -976,9 +976,12 @@ void Encoder::encode_logs(const pdata::LogsData& logs, EncodedBatch& out) {
 }
 
 std::optional<MappingMode> Encoder::scope_mode(const pdata::InstrumentationScope& scope) const {
-  const AnyValue* v = find_string(&scope.attributes, "elastic.mapping.mode");
+  // As the Collector reads it: any value present decides, as its AsString text ("" is
+  // none, an int 5 is "5", a mode nobody has).
+  const AnyValue* v = pdata::find_attribute(scope.attributes, "elastic.mapping.mode");
   if (!v) return config_.mode;
-  const std::optional<MappingMode> asked = parse_mapping_mode(v->string_value);
+  const std::optional<MappingMode> asked = parse_mapping_mode(
+      v->kind == ValueKind::String ? std::string(v->string_value) : pdata::pcommon_as_string(*v));
   if (asked && !(config_.allowed_modes >> static_cast<unsigned>(*asked) & 1)) return std::nullopt;
   return asked;
 }

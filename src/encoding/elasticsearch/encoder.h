@@ -204,8 +204,8 @@ class Encoder {
   void end_log_document(Cursor& c, JsonWriter& w, const pdata::LogRecord& r,
                         const pdata::AnyValue* event_attribute, std::size_t start, std::size_t action_end,
                         SharedAction shared, EncodedItem& item);
-  // The scope's `elastic.mapping.mode` attribute (a non-empty string) overrides
-  // config_.mode for its items, as in the OpenTelemetry Collector; nullopt for a mode this
+  // The scope's `elastic.mapping.mode` attribute (its text, of any kind; "" is none)
+  // overrides config_.mode for its items, as in the OpenTelemetry Collector; nullopt for a mode this
   // encoder does not have or config_.allowed_modes leaves out: the scope's items are
   // counted unsupported_mode.
   std::optional<MappingMode> scope_mode(const pdata::InstrumentationScope& scope) const;

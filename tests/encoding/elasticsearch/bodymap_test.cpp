@@ -164,9 +164,13 @@ TEST(EsBodyMap, TheScopeAttributeChoosesTheModePerScope) {
   };
   add_scope("bodymap");
   add_scope(nullptr);             // no attribute: the configured mode
-  add_scope("");                  // empty: the configured mode
+  add_scope("");                  // empty: none, as the Collector reads it
   add_scope("logsdb");            // a mode Tern does not have: rejected, not guessed
   add_scope("otel");
+  // Another kind is its text (the Collector's AsString): 5 is "5", no mode.
+  rl.scope_logs.emplace_back(a).scope.attributes.push_back(
+      kv(a, "elastic.mapping.mode", AnyValue::integer(5)));
+  rl.scope_logs.back().log_records.emplace_back(a).body = s(a, "text");
 
   EncodedBatch b;
   Encoder(config()).encode_logs(d, b);  // configured: otel
@@ -174,21 +178,26 @@ TEST(EsBodyMap, TheScopeAttributeChoosesTheModePerScope) {
   ASSERT_EQ(b.size(), 1u + 2 + 2 + 2);
   EXPECT_EQ(b.action(0), "{\"create\":{\"_index\":\"logs-generic-default\"}}\n");
   EXPECT_EQ(doc_text(b, 0), R"({"k":1})");
-  for (std::size_t i = 1; i < b.size(); ++i) {
+  for (std::size_t i : {1, 2, 5, 6}) {
     EXPECT_EQ(b.action(i), "{\"create\":{\"_index\":\"logs-generic.otel-default\"}}\n");
     EXPECT_TRUE(doc(b, i).contains("body")) << doc_text(b, i);
   }
+  for (std::size_t i : {3, 4}) {  // none mode: the Collector's original shape
+    EXPECT_EQ(b.action(i), "{\"create\":{\"_index\":\"logs-generic-default\"}}\n");
+    EXPECT_TRUE(doc(b, i).contains("Body")) << doc_text(b, i);
+  }
   EXPECT_EQ(rejected(b, EncodeReject::BodyNotMap), 1u);
-  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 2u);
+  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 3u);
 
   b.clear();
   Encoder(bodymap()).encode_logs(d, b);  // configured: bodymap
   expect_valid(b);
-  ASSERT_EQ(b.size(), 1u + 1 + 1 + 2);  // bodymap, none, empty (map bodies only), otel (both)
-  EXPECT_EQ(doc_text(b, 2), R"({"k":1})");
-  EXPECT_TRUE(doc(b, 3).contains("body"));
-  EXPECT_EQ(rejected(b, EncodeReject::BodyNotMap), 3u);
-  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 2u);
+  ASSERT_EQ(b.size(), 1u + 1 + 2 + 2);  // bodymap, none (map bodies only), empty (none), otel
+  EXPECT_EQ(doc_text(b, 1), R"({"k":1})");
+  EXPECT_TRUE(doc(b, 2).contains("Body"));
+  EXPECT_TRUE(doc(b, 4).contains("body"));
+  EXPECT_EQ(rejected(b, EncodeReject::BodyNotMap), 2u);
+  EXPECT_EQ(rejected(b, EncodeReject::UnsupportedMode), 3u);
 }
 
 TEST(EsBodyMap, ScopesOfSpansAndMetricsAskingForBodyMapAreUnsupported) {
