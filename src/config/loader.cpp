@@ -515,9 +515,9 @@ void decode_server_tls(Ctx& ctx, MapReader& parent, TlsServerConfig& t, bool grp
 // protocols.http.{logs,traces,metrics}_url_path, as the Collector reads them: empty is the
 // default, a relative path gets its leading '/'. What the Collector would route oddly or not
 // at all is an error here: a query (it drops it), a fragment, percent-escapes (it matches
-// the decoded path), bytes a request line cannot carry, and two signals on one path (its
-// ServeMux refuses the second at start). profiles_url_path is read and unused: Tern has no
-// profiles signal.
+// the decoded path), a trailing '/' or braces (a prefix or a wildcard there), bytes a request
+// line cannot carry, and two signals on one path (its ServeMux refuses the second at start).
+// profiles_url_path is read and unused: Tern has no profiles signal.
 void decode_url_paths(Ctx& ctx, MapReader& h, OtlpReceiverConfig::Http& c) {
   h.get("profiles_url_path");
   const std::pair<const char*, std::string*> keys[] = {{"logs_url_path", &c.logs_url_path},
@@ -531,12 +531,21 @@ void decode_url_paths(Ctx& ctx, MapReader& h, OtlpReceiverConfig::Http& c) {
     if (v.front() != '/') v.insert(v.begin(), '/');
     const auto bad = std::find_if(v.begin(), v.end(), [](char ch) {
       const auto u = static_cast<unsigned char>(ch);
-      return u <= 0x20 || u >= 0x7f || ch == '?' || ch == '#' || ch == '%';
+      return u <= 0x20 || u >= 0x7f || ch == '?' || ch == '#' || ch == '%' || ch == '{' || ch == '}';
     });
     if (bad != v.end()) {
       ctx.error(h.mark(key), fmt::format("{}: \"{}\": a URL path without query, fragment, percent-escapes, "
-                                         "spaces or control characters is required",
+                                         "braces, spaces or control characters is required",
                                          h.sub_path(key), v));
+      continue;
+    }
+    // The Collector's ServeMux reads a pattern ending in '/' as a prefix and {x} as a
+    // wildcard; Tern matches exact paths, so neither is taken rather than read differently.
+    if (v.back() == '/') {
+      ctx.error(h.mark(key),
+                fmt::format("{}: \"{}\": a path ending in '/' (a prefix in the Collector) is not "
+                            "supported; give the exact path",
+                            h.sub_path(key), v));
       continue;
     }
     *path = std::move(v);
@@ -1386,16 +1395,36 @@ std::string cloud_id_url(std::string_view id, std::string& why) {
 }
 
 // Why an Elasticsearch URL's query cannot go with the bulk requests; "" when it can. Its
-// bytes are sent as written, so they must be a URL query's (RFC 3986), and the parameters
-// the exporter sets itself are left to their own keys.
+// bytes are sent as written, so they must be a URL query's (RFC 3986: a '%' starts two hex
+// digits; Elasticsearch answers 400 to the whole request otherwise, which is retried for
+// ever). The parameters the exporter sets itself are left to their own keys, and `format`
+// is JSON only: Tern must read the answer. Names are compared decoded, as Elasticsearch
+// reads them (a later repeat wins there, so `filter%5Fpath` would replace Tern's).
 std::string bulk_query_error(std::string_view query) {
   constexpr std::string_view kAllowed = "-._~!$&'()*+,;=:@/?%";
-  for (const char ch : query)
+  const auto hex = [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; };
+  for (std::size_t i = 0; i < query.size(); ++i) {
+    const char ch = query[i];
     if (!std::isalnum(static_cast<unsigned char>(ch)) && kAllowed.find(ch) == std::string_view::npos)
       return ch > 0x20 && ch < 0x7f
                  ? fmt::format("'{}' cannot be in a URL query (percent-encode it)", ch)
                  : fmt::format("byte 0x{:02x} cannot be in a URL query (percent-encode it)",
                                static_cast<unsigned char>(ch));
+    if (ch == '%' && (i + 2 >= query.size() || !hex(query[i + 1]) || !hex(query[i + 2])))
+      return "'%' must start a percent-escape of two hex digits";
+  }
+  const auto decoded = [](std::string_view s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '%' && i + 2 < s.size()) {
+        out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+        i += 2;
+      } else {
+        out += s[i] == '+' ? ' ' : s[i];
+      }
+    }
+    return out;
+  };
   const std::pair<std::string_view, std::string_view> own[] = {
       {"filter_path", "Tern reads bulk responses through its own filter"},
       {"require_data_stream", "the mapping mode decides it"},
@@ -1405,9 +1434,12 @@ std::string bulk_query_error(std::string_view query) {
     const std::size_t amp = rest.find('&');
     const std::string_view param = rest.substr(0, amp);
     rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
-    const std::string_view name = param.substr(0, param.find('='));
+    const std::size_t eq = param.find('=');
+    const std::string name = decoded(param.substr(0, eq));
     for (const auto& [key, hint] : own)
       if (name == key) return fmt::format("the query parameter {} is set by the exporter: {}", key, hint);
+    if (name == "format" && (eq == std::string_view::npos || decoded(param.substr(eq + 1)) != "json"))
+      return "the query parameter format must be json: the exporter reads the bulk response as JSON";
   }
   return "";
 }

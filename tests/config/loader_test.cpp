@@ -271,11 +271,16 @@ receivers:
       http:
         logs_url_path: "/a b"
         traces_url_path: /t%20
+  otlp/c:
+    protocols:
+      http:
+        logs_url_path: /
+        traces_url_path: /v1/{x}
 exporters:
   debug:
 service:
   pipelines:
-    traces: {receivers: [otlp, otlp/b], exporters: [debug]}
+    traces: {receivers: [otlp, otlp/b, otlp/c], exporters: [debug]}
 )");
   EXPECT_THAT(
       errors(r),
@@ -284,7 +289,9 @@ service:
                   HasSubstr("t.yaml:6:27: error: receivers.otlp.protocols.http.metrics_url_path: "
                             "\"/m?x=1\": a URL path without query"),
                   HasSubstr("receivers.otlp/b.protocols.http.logs_url_path: \"/a b\": a URL path"),
-                  HasSubstr("receivers.otlp/b.protocols.http.traces_url_path: \"/t%20\": a URL path")));
+                  HasSubstr("receivers.otlp/b.protocols.http.traces_url_path: \"/t%20\": a URL path"),
+                  HasSubstr("receivers.otlp/c.protocols.http.logs_url_path: \"/\": a path ending in '/'"),
+                  HasSubstr("receivers.otlp/c.protocols.http.traces_url_path: \"/v1/{x}\": a URL path")));
 }
 
 // ---------------------------------------------------------------- every key set
@@ -920,6 +927,11 @@ TEST(Problems, ElasticsearchEndpointFragmentsAndQueriesTheExporterCannotSend) {
       {"http://x:9200?a=1&pipeline=p",
        "the query parameter pipeline is set by the exporter: set the pipeline key"},
       {"http://x:9200?q=\"a\"", "'\"' cannot be in a URL query"},
+      {"http://x:9200?a=%zz", "'%' must start a percent-escape of two hex digits"},
+      {"http://x:9200?a=%", "'%' must start a percent-escape of two hex digits"},
+      {"http://x:9200?filter%5Fpath=took", "the query parameter filter_path is set by the exporter"},
+      {"http://x:9200?format=yaml", "the query parameter format must be json"},
+      {"http://x:9200?format=json&a=%41", ""},
       {"https://x?u=a@b", ""},  // '@' in a query is a query's byte, not credentials
   };
   for (const auto& [url, why] : cases) {

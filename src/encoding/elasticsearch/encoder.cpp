@@ -1096,11 +1096,13 @@ static_assert(std::string_view("event.name").size() == 10 &&
 // index, the caller takes the document back; otherwise routing keys are only left out, as
 // the route was resolved first. `event_attribute` (logs): set to the first `event.name`.
 // `metrics_mode`: a map value is written as its JSON text (dimensions can't be objects).
+// `log_record`: the map is a log record's, whose elasticsearch.ingest_pipeline is its
+// pipeline under logs_dynamic_pipeline (left out then; in any other map it is written).
 template <bool kMayTakeBack>
 [[gnu::always_inline]] inline bool Encoder::write_attribute_members(Cursor& c, JsonWriter& w,
                                                                     const Attributes& attrs,
                                                                     const AnyValue** event_attribute,
-                                                                    bool metrics_mode) {
+                                                                    bool metrics_mode, bool log_record) {
   bool any_geo = false;
   for (const auto& kv : attrs) {
     if (may_have_role(kv)) [[unlikely]] {
@@ -1116,7 +1118,7 @@ template <bool kMayTakeBack>
         case KeyRole::Excluded:
           continue;
         case KeyRole::Pipeline:  // left out when it is the record's pipeline, as in the Collector
-          if (config_.logs_dynamic_pipeline) continue;
+          if (log_record && config_.logs_dynamic_pipeline) continue;
           break;
         case KeyRole::Geo:
           any_geo = true;  // written merged, after the other attributes
@@ -1161,11 +1163,11 @@ namespace {
 }  // namespace
 
 void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& attrs, bool metrics_mode,
-                               std::string_view event_name) {
+                               std::string_view event_name, bool log_record) {
   if (attrs.empty() && event_name.empty()) return;
   field(w, first, "\"attributes\":{");
   Cursor c(w);
-  write_attribute_members<false>(c, w, attrs, nullptr, metrics_mode);
+  write_attribute_members<false>(c, w, attrs, nullptr, metrics_mode, log_record);
   if (!event_name.empty()) {
     c.sync();
     w.lit("\"event.name\":");
@@ -1226,7 +1228,7 @@ void Encoder::take_back(JsonWriter& w, CachedRoute& route, std::size_t start, Sh
   c.done(d);
   if (!r.attributes.empty()) {
     c.done(json::lit(d, ",\"attributes\":{"));
-    if (!write_attribute_members<true>(c, w, r.attributes, &event_attribute, false)) {
+    if (!write_attribute_members<true>(c, w, r.attributes, &event_attribute, false, true)) {
       take_back(w, route, start, shared);
       return false;
     }
@@ -1389,7 +1391,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   d = id_field(d, ",\"trace_id\":", r.trace_id);
   w.done(id_field(d, ",\"span_id\":", r.span_id));
   bool first = false;
-  write_attributes(w, first, r.attributes, false);
+  write_attributes(w, first, r.attributes, false, {}, /*log_record=*/true);
   Cursor c(w);
   end_log_document(c, w, r, keys.event_name, start, action_end, shared, item);
   return true;

@@ -196,7 +196,8 @@ class Encoder {
   // document written in one pass (kMayTakeBack) has a route of its own (encoder.cpp).
   template <bool kMayTakeBack>
   bool write_attribute_members(Cursor& c, JsonWriter& w, const pdata::Attributes& attrs,
-                               const pdata::AnyValue** event_attribute, bool metrics_mode);
+                               const pdata::AnyValue** event_attribute, bool metrics_mode,
+                               bool log_record = false);
   char* inline_action(char* d, CachedRoute& route, std::size_t start, SharedAction& shared);
   // Undoes the document started at `start` (write_log_record, write_span).
   void take_back(JsonWriter& w, CachedRoute& route, std::size_t start, SharedAction shared);
@@ -276,7 +277,7 @@ class Encoder {
   EncodedItem* write_span_events(JsonWriter& w, const pdata::Span& s, EncodedItem* item);
   void encode_metrics_into(const pdata::MetricsData& metrics, EncodedBatch& out);
   void write_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, bool metrics_mode,
-                        std::string_view event_name = {});
+                        std::string_view event_name = {}, bool log_record = false);
   void end_with_attributes(JsonWriter& w, bool& first, const pdata::Attributes& attrs, std::uint32_t dropped,
                            bool metrics_mode);
   // resource_json_ = "resource":{..} once per resource; tail_ = ,<resource>,"scope":{..} once per scope.

@@ -332,6 +332,9 @@ TEST(EsRouting, DynamicPipeline) {
       r.attributes.push_back(kv(a, "elasticsearch.document_id", s(a, "d")));
     }
     f.add().body = kvlist(a, {kv(a, "m", s(a, "y"))});  // none at all: the scope's cached action
+    // Only a record's own attribute is its pipeline; in the resource and scope it is data.
+    f.rl->resource.attributes.push_back(kv(a, "elasticsearch.ingest_pipeline", s(a, "res-p")));
+    f.sl->scope.attributes.push_back(kv(a, "elasticsearch.ingest_pipeline", s(a, "scope-p")));
     EncoderConfig c = config({}, {}, {}, true);
     c.mode = mode;
     c.logs_dynamic_pipeline = true;
@@ -347,7 +350,25 @@ TEST(EsRouting, DynamicPipeline) {
           b.action(0),
           "{\"create\":{\"_id\":\"d\",\"_index\":\"logs-generic.otel-default\",\"pipeline\":\"logs-p1\"}}\n");
       EXPECT_EQ(doc(b, 0)["attributes"], nlohmann::json::object());  // both control attributes out
+      EXPECT_EQ(doc(b, 3)["resource"]["attributes"]["elasticsearch.ingest_pipeline"], "res-p");
+      EXPECT_EQ(doc(b, 3)["scope"]["attributes"]["elasticsearch.ingest_pipeline"], "scope-p");
     }
+  }
+  // A span's attribute is data too, with the option on (it is for logs).
+  {
+    TracesData t;
+    auto& ss = t.resource_spans.emplace_back(t.arena).scope_spans.emplace_back(t.arena);
+    auto& span = ss.spans.emplace_back(t.arena);
+    span.name = "s";
+    span.attributes.push_back(kv(t.arena, "elasticsearch.ingest_pipeline", s(t.arena, "span-p")));
+    EncoderConfig c;
+    c.logs_dynamic_pipeline = true;
+    EncodedBatch b;
+    Encoder(c).encode_traces(t, b);
+    expect_valid(b);
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_FALSE(action(b, 0)["create"].contains("pipeline"));
+    EXPECT_EQ(doc(b, 0)["attributes"]["elasticsearch.ingest_pipeline"], "span-p");
   }
   // Off: no pipeline, and in otel mode the attribute is written like any other.
   LogsFixture f;
