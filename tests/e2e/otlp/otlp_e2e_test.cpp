@@ -330,3 +330,68 @@ TEST(OtlpPartialSuccess, LateEncodingAnswersBeforeItEncodes) {
   EXPECT_EQ(reply.body, "{}");
   EXPECT_EQ(docs, 1);
 }
+
+// The Collector's keys of this stop, with real processes: `tern gen` posts logs over HTTP to
+// the receiver's logs_url_path; the exporter (an endpoint URL with a query,
+// include_source_on_error, logs_dynamic_pipeline) sends records carrying an
+// elasticsearch.ingest_pipeline with that pipeline in their action line. `tern sink` has no
+// pipelines and refuses them ("pipeline with id [p1] does not exist"), as Elasticsearch
+// would: they land in the dead-letter file; the records without one are indexed, and the
+// attribute never reaches a document.
+TEST(OtlpChain, UrlPathsEndpointQueryAndDynamicPipelines) {
+  const fs::path dir = fs::temp_directory_path() / ("tern-pipeline-e2e-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  [&] {
+    Process sink({kTern, "sink", "--listen", "127.0.0.1:0", "--dump", (dir / "dump.ndjson").string()});
+    auto line = sink.wait_for_line("tern sink listening on", std::chrono::seconds(20));
+    ASSERT_TRUE(line) << sink.output();
+    const auto sink_port = *tern::test::parse_listen_port(*line);
+    const auto ports = tern::test::free_ports(1);
+    ASSERT_EQ(ports.size(), 1u);
+    std::ofstream(dir / "c.yaml")
+        << "receivers:\n  otlp:\n    protocols:\n      http:\n        endpoint: " << port(ports[0])
+        << "\n        logs_url_path: ingest/logs\nexporters:\n  elasticsearch:\n    endpoint: 'http://"
+        << port(sink_port) << "?refresh=false&timeout=30s'\n    include_source_on_error: false\n"
+        << "    logs_dynamic_pipeline: {enabled: true}\n    retry: {enabled: false}\n"
+        << "    dead_letter: {path: " << (dir / "dead.ndjson").string() << "}\n"
+        << "    flush: {interval: 50ms}\nservice:\n  telemetry:\n    metrics:\n      address: 127.0.0.1:0\n"
+        << "  pipelines:\n    logs: {receivers: [otlp], exporters: [elasticsearch]}\n";
+    Process collector({kTern, "run", "-c", (dir / "c.yaml").string()});
+    ASSERT_TRUE(collector.wait_for_line("tern run: ready", std::chrono::seconds(20))) << collector.output();
+    for (const auto& [count, extra] :
+         {std::pair<int, std::vector<std::string>>{
+              30, {"--telemetry-attributes", "elasticsearch.ingest_pipeline=\"p1\""}},
+          {20, {}}}) {
+      std::vector<std::string> args = {kTern,
+                                       "gen",
+                                       "logs",
+                                       "--logs",
+                                       std::to_string(count),
+                                       "--otlp-http",
+                                       "--otlp-insecure",
+                                       "--otlp-endpoint",
+                                       port(ports[0]),
+                                       "--otlp-http-url-path",
+                                       "/ingest/logs"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      Process g(args);
+      const auto code = g.wait(std::chrono::seconds(60));
+      ASSERT_TRUE(code) << g.output();
+      ASSERT_EQ(*code, 0) << g.output();
+    }
+    collector.signal(SIGTERM);
+    EXPECT_EQ(collector.wait(std::chrono::seconds(30)), 0) << collector.output();
+    sink.signal(SIGTERM);
+    EXPECT_EQ(sink.wait(std::chrono::seconds(30)), 0) << sink.output();
+  }();
+  int indexed = 0, dead = 0;
+  std::ifstream dump(dir / "dump.ndjson");
+  for (std::string l; std::getline(dump, l); ++indexed)
+    EXPECT_EQ(l.find("ingest_pipeline"), std::string::npos) << l;
+  std::ifstream dl(dir / "dead.ndjson");
+  for (std::string l; std::getline(dl, l); ++dead)
+    EXPECT_NE(l.find("pipeline with id [p1] does not exist"), std::string::npos) << l;
+  EXPECT_EQ(indexed, 20);
+  EXPECT_EQ(dead, 30);
+  fs::remove_all(dir);
+}
