@@ -96,27 +96,52 @@ inline void long_member(JsonWriter& w, std::string_view key, const AnyValue& v, 
 }
 
 #if defined(TERN_JSON_PAGE_READS)
-// `"key":"value",` for the most common attribute: a string value, key and value of 1 to 16
-// bytes, neither needing an escape. Both are loaded and tested side by side, one length
-// test and one page test for the two (through json::escaped each took its own): 13
-// instructions fewer per log record of the benchmark workload, +2.5 % records/s in 10 of 10
-// alternating runs. False, with nothing written, for anything else (the caller goes on).
-[[gnu::always_inline]] inline bool clean_string_member(Cursor& c, std::string_view key, const AnyValue& v) {
-  const std::size_t nk = key.size(), nv = v.string_value.size();
-  if (((nk - 1) | (nv - 1)) >= 16 || !json::pages_hold16(key.data(), v.string_value.data()))  // 0 wraps
-    return false;
+// `"key":value,` for the most common attributes: a key of 1 to 16 bytes that needs no
+// escape, and a string value of 1 to 16 bytes that needs none either, an integer, a double
+// or a bool. The key is tested once with one 16-byte load, then the value's kind picks
+// what follows it; through the general path below the key went through json::escaped and
+// the kind was tested again after it. False, with nothing written, for anything else (the
+// caller goes on with the general path).
+constexpr std::size_t kKeyMemberRoom = 1 + 16 + 3 + std::max<std::size_t>(16 + 2, json::kDoubleRoom + 1);
+[[gnu::always_inline]] inline bool key_member(Cursor& c, std::string_view key, const AnyValue& v) {
+  const std::size_t nk = key.size();
+  if (nk - 1 >= 16 || !json::page_holds16(key.data())) return false;  // 0 wraps
   const __m128i k = _mm_loadu_si128(reinterpret_cast<const __m128i*>(key.data()));
-  const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v.string_value.data()));
-  if (!json::clean_prefix16(k, nk) || !json::clean_prefix16(s, nv)) return false;
-  char* d = c.room(1 + 16 + 3 + 16 + 2);  // the stores write 16 bytes whatever the lengths
+  if (!json::clean_prefix16(k, nk)) return false;
+  // Written before the value is looked at: the bytes past the cursor are only kept when
+  // the member is.
+  char* d = c.room(kKeyMemberRoom);  // the stores write 16 bytes whatever the lengths
   *d = '"';
   _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 1), k);
   d += 1 + nk;
-  std::memcpy(d, "\":\"", 4);  // the 4th byte is overwritten
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 3), s);
-  d += 3 + nv;
-  std::memcpy(d, "\",", 2);
-  c.done(d + 2);
+  std::memcpy(d, "\":\"", 4);  // the 4th byte is kept for a string value only
+  d += 2;
+  switch (v.kind) {
+    case ValueKind::String: {
+      const std::size_t nv = v.string_value.size();
+      if (nv - 1 >= 16 || !json::page_holds16(v.string_value.data())) return false;
+      const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v.string_value.data()));
+      if (!json::clean_prefix16(s, nv)) return false;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 1), s);
+      d += 1 + nv;
+      std::memcpy(d, "\",", 2);
+      c.done(d + 2);
+      return true;
+    }
+    case ValueKind::Int:
+      d = json::integer(d, v.int_value);
+      break;
+    case ValueKind::Double:
+      d = json::dbl(d, v.double_value);
+      break;
+    case ValueKind::Bool:
+      d = v.bool_value ? json::lit(d, "true") : json::lit(d, "false");
+      break;
+    default:
+      return false;
+  }
+  *d++ = ',';
+  c.done(d);
   return true;
 }
 #endif
@@ -129,7 +154,7 @@ constexpr std::size_t kShortMemberRoom = 2 * json::string_room(kShortMember) + 2
 static_assert(json::string_room(kShortMember) >= json::kDoubleRoom);
 [[gnu::always_inline]] inline bool short_member(Cursor& c, std::string_view key, const AnyValue& v) {
 #if defined(TERN_JSON_PAGE_READS)
-  if (v.kind == ValueKind::String && clean_string_member(c, key, v)) return true;
+  if (key_member(c, key, v)) return true;
 #endif
   if ((key.size() | v.string_value.size()) >= kShortMember) return false;  // both below a power of 2
   char* d = c.room(kShortMemberRoom);
