@@ -302,16 +302,6 @@ void write_data_stream_json(JsonWriter& w, const Route& r) {
   w.put('}');
 }
 
-[[gnu::always_inline]] inline bool is_excluded(std::string_view k) {
-  if (k.size() < 13) return false;
-  if (k[0] == 'd')
-    return k == "data_stream.type" || k == "data_stream.dataset" || k == "data_stream.namespace";
-  if (k[0] == 'e')
-    return k == "elasticsearch.mapping.hints" || k == "elasticsearch.document_id" ||
-           k == "elasticsearch.index";
-  return false;
-}
-
 // The shortest geo key, `geo.location.lat`.
 constexpr std::size_t kGeoKeyMin = 16;
 
@@ -1095,17 +1085,41 @@ static_assert(std::string_view("event.name").size() == 10 &&
               std::string_view("elasticsearch.mapping.hints").size() == 27);
 [[gnu::always_inline]] inline bool may_have_role(const KeyValue& kv) {
   const std::size_t n = kv.key.size();
+  // Keys of 1 to 16 bytes (nearly all), those key_member() takes, need the bit test alone:
+  // kGeoKeyMin is a role length. Tested first, the compiler keeps one length test for both.
+  static_assert(kRoleLengths >> kGeoKeyMin & 1);
+  if (n - 1 < 16) return kRoleLengths >> n & 1;
   // Lengths taken modulo 64 (one bit test): a longer key that lands on a bit only costs a
   // key_role() that finds nothing.
   return (kRoleLengths >> (n & 63) & 1) || (n >= kGeoKeyMin && kv.value.kind == ValueKind::Double);
 }
+// One switch on the key's length, then at most two comparisons of names of that length: a
+// key of a role length without a role (item_index has event.name's length) was compared
+// with every name in turn, the sizes one at a time.
 [[gnu::always_inline]] inline KeyRole key_role(const Attributes& attrs, const KeyValue& kv) {
   const std::string_view k = kv.key;
-  if (k == "event.name") return KeyRole::EventName;
-  if (k == "elasticsearch.index" || k == "data_stream.dataset" || k == "data_stream.namespace")
-    return KeyRole::Routing;
-  if (is_excluded(k)) return KeyRole::Excluded;
-  if (k == "elasticsearch.ingest_pipeline") return KeyRole::Pipeline;
+  switch (k.size()) {
+    case 10:
+      return k == "event.name" ? KeyRole::EventName : KeyRole::Plain;  // no geo key is this short
+    case 16:
+      if (k == "data_stream.type") return KeyRole::Excluded;
+      break;
+    case 19:
+      if (k == "elasticsearch.index" || k == "data_stream.dataset") return KeyRole::Routing;
+      break;
+    case 21:
+      if (k == "data_stream.namespace") return KeyRole::Routing;
+      break;
+    case 25:
+      if (k == "elasticsearch.document_id") return KeyRole::Excluded;
+      break;
+    case 27:
+      if (k == "elasticsearch.mapping.hints") return KeyRole::Excluded;
+      break;
+    case 29:
+      if (k == "elasticsearch.ingest_pipeline") return KeyRole::Pipeline;
+      break;
+  }
   std::size_t pl;
   if (kv.value.kind == ValueKind::Double)
     if (const int half = geo_half(k, pl); half && geo_partner(attrs, kv, pl, half)) return KeyRole::Geo;
