@@ -116,18 +116,18 @@ constexpr std::size_t kKeyMemberRoom = 1 + 16 + 3 + std::max<std::size_t>(16 + 2
   d += 1 + nk;
   std::memcpy(d, "\":\"", 4);  // the 4th byte is kept for a string value only
   d += 2;
+  if (v.kind == ValueKind::String) {  // tested first: the most common kind
+    const std::size_t nv = v.string_value.size();
+    if (nv - 1 >= 16 || !json::page_holds16(v.string_value.data())) return false;
+    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v.string_value.data()));
+    if (!json::clean_prefix16(s, nv)) return false;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 1), s);
+    d += 1 + nv;
+    std::memcpy(d, "\",", 2);
+    c.done(d + 2);
+    return true;
+  }
   switch (v.kind) {
-    case ValueKind::String: {
-      const std::size_t nv = v.string_value.size();
-      if (nv - 1 >= 16 || !json::page_holds16(v.string_value.data())) return false;
-      const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v.string_value.data()));
-      if (!json::clean_prefix16(s, nv)) return false;
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 1), s);
-      d += 1 + nv;
-      std::memcpy(d, "\",", 2);
-      c.done(d + 2);
-      return true;
-    }
     case ValueKind::Int:
       d = json::integer(d, v.int_value);
       break;
