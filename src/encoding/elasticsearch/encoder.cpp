@@ -25,8 +25,10 @@
 #include "text/lowercase.h"
 
 namespace tern::encoding::es {
+using internal::close_item;
 using internal::document_id;
 using internal::has_routing_key;
+using internal::open_item;
 using internal::push_item;
 using internal::set_item;
 
@@ -1219,24 +1221,29 @@ void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& att
 }
 
 // The action line of a document starting at `start` on a cached route: copied, or shared
-// (`shared` says where) when config_.share_action_lines and the output already has it.
+// when config_.share_action_lines and the output already has it; `item` is opened
+// (internal::open_item) with it. Kept in the item, start and the shared line need no
+// register or stack slot through the document's attributes.
 [[gnu::always_inline]] inline char* Encoder::inline_action(char* d, CachedRoute& route, std::size_t start,
-                                                           SharedAction& shared) {
+                                                           EncodedItem& item) {
+  const std::size_t size = route.action.size();
   if (config_.share_action_lines && route.written_at != std::string::npos) {
-    shared = {static_cast<std::uint32_t>(route.written_at), static_cast<std::uint32_t>(route.action.size())};
-    shared_action_bytes_ += route.action.size();
+    open_item(item, start, size, static_cast<std::uint32_t>(route.written_at),
+              static_cast<std::uint32_t>(size));
+    shared_action_bytes_ += size;
     return d;
   }
   if (config_.share_action_lines) route.written_at = start;
+  open_item(item, start, size, EncodedItem::kInlineAction, 0);
   return json::padded_copy(d, route.action);
 }
 
-// A document started at `start` on `route`'s action line, taken back: as if it had not been
+// The document of `item` (opened by inline_action), taken back: as if it had not been
 // started.
-void Encoder::take_back(JsonWriter& w, CachedRoute& route, std::size_t start, SharedAction shared) {
-  w.truncate(start);
-  if (route.written_at == start) route.written_at = std::string::npos;
-  shared_action_bytes_ -= shared.size;
+void Encoder::take_back(JsonWriter& w, CachedRoute& route, const EncodedItem& item) {
+  w.truncate(item.offset);
+  if (route.written_at == item.offset) route.written_at = std::string::npos;
+  if (item.shares_action()) shared_action_bytes_ -= item.action_size;
 }
 
 // The common log record in one pass (otel mode, the scope's route, no `_id`): the document
@@ -1250,10 +1257,7 @@ void Encoder::take_back(JsonWriter& w, CachedRoute& route, std::size_t start, Sh
   CachedRoute& route = scope_route_;
   Cursor c(w);
   char* d = c.room(route.record_room + json::string_room(r.severity_text.size()));
-  const std::size_t start = w.pos(d);
-  SharedAction shared;
-  d = inline_action(d, route, start, shared);
-  const std::size_t action_end = w.pos(d);
+  d = inline_action(d, route, w.pos(d), item);
   d = json::lit(d, "{\"@timestamp\":");
   d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
   d = json::lit(d, ",\"observed_timestamp\":");
@@ -1268,12 +1272,12 @@ void Encoder::take_back(JsonWriter& w, CachedRoute& route, std::size_t start, Sh
   if (!r.attributes.empty()) {
     c.done(json::lit(d, ",\"attributes\":{"));
     if (!write_attribute_members<true>(c, w, r.attributes, &event_attribute, false, true)) {
-      take_back(w, route, start, shared);
+      take_back(w, route, item);
       return false;
     }
     close_members(c);
   }
-  end_log_document(c, w, r, event_attribute, start, action_end, shared, item);
+  end_log_document(c, w, r, event_attribute, item);
   return true;
 }
 
@@ -1282,8 +1286,7 @@ void Encoder::take_back(JsonWriter& w, CachedRoute& route, std::size_t start, Sh
 [[gnu::always_inline]] inline void Encoder::end_log_document(Cursor& c, JsonWriter& w,
                                                              const pdata::LogRecord& r,
                                                              const AnyValue* event_attribute,
-                                                             std::size_t start, std::size_t action_end,
-                                                             SharedAction shared, EncodedItem& item) {
+                                                             EncodedItem& item) {
   std::string_view event_name = r.event_name;
   if (event_name.empty() && event_attribute && event_attribute->kind == ValueKind::String)
     event_name = event_attribute->string_value;
@@ -1305,7 +1308,7 @@ void Encoder::take_back(JsonWriter& w, CachedRoute& route, std::size_t start, Sh
     d = json::lit(d, "}}\n");
     c.done(d);
     c.sync();
-    set_item(item, start, action_end, w.pos(d), 1, shared.at, shared.size);
+    close_item(item, w.pos(d));
     return;
   }
   c.sync();
@@ -1344,7 +1347,7 @@ void Encoder::take_back(JsonWriter& w, CachedRoute& route, std::size_t start, Sh
       w.put('}');
   }
   w.lit("}\n");
-  set_item(item, start, action_end, w.size(), 1, shared.at, shared.size);
+  close_item(item, w.size());
 }
 
 void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
@@ -1418,7 +1421,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   const Route& route = keys.routing ? route_for(r.attributes) : scope_route_.route;
   const std::size_t start = w.size();
   const SharedAction shared = write_action(w, route, id, record_pipeline(r.attributes), {});
-  const std::size_t action_end = w.size();
+  open_item(item, start, w.size() - start + shared.size, shared.at, shared.size);
   char* d = json::lit(w.at(kLogFixedRoom), "{\"@timestamp\":");
   d = w.timestamp(d, r.time_unix_nano ? r.time_unix_nano : r.observed_time_unix_nano);
   d = json::lit(d, ",\"observed_timestamp\":");
@@ -1432,7 +1435,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   bool first = false;
   write_attributes(w, first, r.attributes, false, {}, /*log_record=*/true);
   Cursor c(w);
-  end_log_document(c, w, r, keys.event_name, start, action_end, shared, item);
+  end_log_document(c, w, r, keys.event_name, item);
   return true;
 }
 
@@ -1538,10 +1541,7 @@ constexpr std::size_t kSpanFixedRoom =
   Cursor c(w);
   char* d = c.room(json::padded_room(route.action) + json::padded_room(route.data_stream) + kSpanFixedRoom +
                    json::string_room(s.trace_state.size()) + json::string_room(s.name.size()));
-  const std::size_t start = w.pos(d);
-  SharedAction shared;
-  d = inline_action(d, route, start, shared);
-  const std::size_t action_end = w.pos(d);
+  d = inline_action(d, route, w.pos(d), item);
   d = json::lit(d, "{\"@timestamp\":");
   d = w.timestamp(d, s.start_time_unix_nano);
   d = json::padded_copy(d, route.data_stream);
@@ -1558,7 +1558,7 @@ constexpr std::size_t kSpanFixedRoom =
   if (!s.attributes.empty()) {
     c.done(json::lit(d, ",\"attributes\":{"));
     if (!write_attribute_members<true>(c, w, s.attributes, nullptr, false)) {
-      take_back(w, route, start, shared);
+      take_back(w, route, item);
       return false;
     }
     close_members(c);
@@ -1579,7 +1579,7 @@ constexpr std::size_t kSpanFixedRoom =
     c.sync();
     end_span_document(w, s);
   }
-  set_item(item, start, action_end, w.size(), 1, shared.at, shared.size);
+  close_item(item, w.size());
   return true;
 }
 

@@ -198,13 +198,13 @@ class Encoder {
   bool write_attribute_members(Cursor& c, JsonWriter& w, const pdata::Attributes& attrs,
                                const pdata::AnyValue** event_attribute, bool metrics_mode,
                                bool log_record = false);
-  char* inline_action(char* d, CachedRoute& route, std::size_t start, SharedAction& shared);
-  // Undoes the document started at `start` (write_log_record, write_span).
-  void take_back(JsonWriter& w, CachedRoute& route, std::size_t start, SharedAction shared);
-  // An otel log document from after its attributes to its end, and its item.
+  char* inline_action(char* d, CachedRoute& route, std::size_t start, EncodedItem& item);
+  // Undoes the document of `item`, opened by inline_action (write_log_record, write_span).
+  void take_back(JsonWriter& w, CachedRoute& route, const EncodedItem& item);
+  // An otel log document from after its attributes to its end; it completes `item`, which
+  // internal::open_item() began.
   void end_log_document(Cursor& c, JsonWriter& w, const pdata::LogRecord& r,
-                        const pdata::AnyValue* event_attribute, std::size_t start, std::size_t action_end,
-                        SharedAction shared, EncodedItem& item);
+                        const pdata::AnyValue* event_attribute, EncodedItem& item);
   // The scope's `elastic.mapping.mode` attribute (its text, of any kind; "" is none)
   // overrides config_.mode for its items, as in the OpenTelemetry Collector; nullopt for a mode this
   // encoder does not have or config_.allowed_modes leaves out: the scope's items are

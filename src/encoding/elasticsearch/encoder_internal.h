@@ -27,6 +27,18 @@ inline void set_item(EncodedItem& it, std::size_t start, std::size_t action_end,
   it.events = events;
   it.action_at = shared_at;
 }
+// set_item() in two steps, for a document whose end is not known yet: open_item() fills
+// in everything but the size, which holds shared_size - start (uint32 arithmetic wraps),
+// and close_item() adds the end to it. `action_size`: the action line's bytes, shared or not.
+inline void open_item(EncodedItem& it, std::size_t start, std::size_t action_size, std::uint32_t shared_at,
+                      std::uint32_t shared_size) {
+  it.offset = static_cast<std::uint32_t>(start);
+  it.size = shared_size - static_cast<std::uint32_t>(start);
+  it.action_size = static_cast<std::uint32_t>(action_size);
+  it.events = 1;
+  it.action_at = shared_at;
+}
+inline void close_item(EncodedItem& it, std::size_t end) { it.size += static_cast<std::uint32_t>(end); }
 inline void push_item(EncodedBatch& out, std::size_t start, std::size_t action_end, std::size_t end,
                       std::uint32_t events, std::uint32_t shared_at = EncodedItem::kInlineAction,
                       std::uint32_t shared_size = 0) {
