@@ -727,7 +727,7 @@ std::optional<MappingMode> parse_mapping_mode(std::string_view given) {
 
 // ---- Encoder ----------------------------------------------------------------
 
-Encoder::Encoder(EncoderConfig config) : config_(std::move(config)) {}
+Encoder::Encoder(EncoderConfig config) : config_(std::move(config)), tail_room_(json::padded_room(tail_)) {}
 Encoder::~Encoder() = default;
 
 namespace {
@@ -969,6 +969,7 @@ void Encoder::cache_scope(const pdata::InstrumentationScope& s, std::string_view
     end_with_attributes(w, first, s.attributes, s.dropped_attributes_count, metrics_mode);
   }
   json::pad(tail_);
+  tail_room_ = json::padded_room(tail_);
 }
 
 void Encoder::SizeGuess::reserve(std::string& data, std::size_t units) const {
@@ -1299,7 +1300,7 @@ void Encoder::take_back(JsonWriter& w, CachedRoute& route, const EncodedItem& it
       : b.kind == ValueKind::Empty ? 0
                                    : scalar_room(b);
   if (room && !r.dropped_attributes_count && event_name.size() <= json::kInlineString) [[likely]] {
-    char* d = c.room(json::string_room(event_name.size()) + json::padded_room(tail_) + room + 40);
+    char* d = c.room(json::string_room(event_name.size()) + tail_room_ + room + 40);
     if (!event_name.empty()) d = json::string(json::lit(d, ",\"event_name\":"), event_name);
     d = json::padded_copy(d, tail_);
     d = json::lit(d, ",\"body\":{\"text\":");
@@ -1566,7 +1567,7 @@ constexpr std::size_t kSpanFixedRoom =
   const std::string_view message = s.status.message;
   if (!s.dropped_attributes_count && !s.dropped_events_count && s.links.empty() && !s.dropped_links_count &&
       message.size() <= json::kInlineString) [[likely]] {
-    d = c.room(json::string_room(message.size()) + json::padded_room(tail_) + 64);
+    d = c.room(json::string_room(message.size()) + tail_room_ + 64);
     d = json::lit(d, ",\"links\":[],\"status\":{");
     if (!message.empty()) d = json::string(json::lit(d, "\"message\":"), message);
     d = status_code(d, s.status.code, !message.empty());
@@ -1649,8 +1650,7 @@ void Encoder::end_span_document(JsonWriter& w, const pdata::Span& s) {
   }
   w.lit(",\"status\":{");
   if (!s.status.message.empty()) string_field(w, "\"message\":", s.status.message);
-  char* d = status_code(w.at(kStatusCodeRoom + json::padded_room(tail_) + 3), s.status.code,
-                        !s.status.message.empty());
+  char* d = status_code(w.at(kStatusCodeRoom + tail_room_ + 3), s.status.code, !s.status.message.empty());
   d = json::lit(d, "}");
   d = json::padded_copy(d, tail_);
   w.done(json::lit(d, "}\n"));
@@ -1882,8 +1882,7 @@ void Encoder::encode_scope_metrics(JsonWriter& w, std::size_t written, const pda
     const PointView pv = point_view(*rep.metric, rep.index);
     write_point_head(w, *route, *pv.attrs, pv.ts, pv.start, rep.metric->unit);
     const std::string_view metrics_object = d.padded_view();
-    char* p = json::padded_copy(w.at(json::padded_room(tail_) + json::padded_room(metrics_object.size()) + 2),
-                                tail_);
+    char* p = json::padded_copy(w.at(tail_room_ + json::padded_room(metrics_object.size()) + 2), tail_);
     p = json::padded_copy(p, metrics_object.data(), metrics_object.size());
     w.done(json::lit(p, "}\n"));
     push_item(out, start, action_end, w.size(), static_cast<std::uint32_t>(names_.size()), shared.at,
@@ -1913,7 +1912,7 @@ bool Encoder::write_point_document(JsonWriter& w, const Group& g, EncodedBatch& 
   const std::size_t action_end = w.size();
   const PointView pv = point_view(m, pr.index);
   write_point_head(w, route.route, *pv.attrs, pv.ts, pv.start, m.unit);
-  p = json::padded_copy(w.at(json::padded_room(tail_) + json::string_room(name.size()) + 16), tail_);
+  p = json::padded_copy(w.at(tail_room_ + json::string_room(name.size()) + 16), tail_);
   p = json::string(json::lit(p, ",\"metrics\":{"), name);
   *p++ = ':';
   w.done(p);

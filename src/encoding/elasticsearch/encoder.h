@@ -318,6 +318,7 @@ class Encoder {
   const pdata::Attributes* resource_ = nullptr;
   std::string resource_json_;  // cached per resource
   std::string tail_;           // ,"resource":{..},"scope":{..} cached per scope
+  std::size_t tail_room_;      // json::padded_room(tail_), kept with it: a load, not a max
   std::string tmp_;            // kvlist stringification (metrics)
   std::string id_text_;        // the text of an `_id` given as another kind than a string
   std::string pipeline_text_;  // ... and of a `pipeline`
