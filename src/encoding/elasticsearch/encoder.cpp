@@ -1195,12 +1195,14 @@ template <bool kMayTakeBack>
 namespace {
 // Ends an object whose members each came with a ',': the last one becomes the '}'.
 [[gnu::always_inline]] inline void close_members(Cursor& c) {
-  char* d = c.room(1);
-  if (d[-1] == ',')
+  char* d = c.ptr();  // turning the last ',' into '}' needs no room
+  if (d[-1] == ',') {
     d[-1] = '}';
-  else
-    *d++ = '}';  // no member was written (every attribute left out)
-  c.done(d);
+    return;
+  }
+  d = c.room(1);
+  *d = '}';  // no member was written (every attribute left out)
+  c.done(d + 1);
 }
 }  // namespace
 

@@ -458,6 +458,8 @@ class Cursor {
     return d_;
   }
   void done(char* d) { d_ = d; }
+  // The cursor without room behind it, to rewrite bytes already written.
+  char* ptr() const { return d_; }
   void sync() { w_.done(d_); }
   // Takes the cursor back after other writes went through the writer.
   void reload() {
