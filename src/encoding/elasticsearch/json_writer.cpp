@@ -372,7 +372,8 @@ char* json::six_digits_for_test(char* d, std::uint32_t x) {
   return d + 6;
 }
 
-char* JsonWriter::format_timestamp(char* d, std::uint64_t ns, TimestampCache& c) {
+char* JsonWriter::format_timestamp(char* d, std::uint64_t ns, int slot) {
+  TimestampCache& c = ts_[slot];
   const std::uint64_t ms = ns / 1000000;
   const auto rem = static_cast<std::uint32_t>(ns - ms * 1000000);
   // The text is kept whole and rewritten in place: `"<epoch_ms>.` changes only with the

@@ -396,7 +396,7 @@ class JsonWriter {
       std::memcpy(d, c.text, sizeof c.text);  // fixed size: a few moves; room covers it
       return d + c.text_len;
     }
-    return format_timestamp(d, ns, c);
+    return format_timestamp(d, ns, slot);  // the slot, not c: its address is only made there
   }
   void timestamp(std::uint64_t ns, int slot = 0) { done(timestamp(at(json::kTimestampRoom), ns, slot)); }
   // ns / 1e6 as a JSON integer (metrics timestamps), the last one cached.
@@ -423,7 +423,7 @@ class JsonWriter {
   static constexpr std::uint64_t kMsLow = 1000000;  // the last six digits of epoch_ms
 
   void grow(std::size_t n);
-  char* format_timestamp(char* d, std::uint64_t ns, TimestampCache& c);
+  char* format_timestamp(char* d, std::uint64_t ns, int slot);
   void rebase(std::size_t pos) {
     p_ = out_.data() + pos;
     end_ = out_.data() + out_.size();
