@@ -97,38 +97,63 @@ inline void long_member(JsonWriter& w, std::string_view key, const AnyValue& v, 
   w.put(',');
 }
 
+// Keys and string values shorter than this go through the cursor (key_member, short_member).
+constexpr std::size_t kShortMember = 64;
+
 #if defined(TERN_JSON_PAGE_READS)
 // `"key":value,` for the most common attributes: a key of 1 to 16 bytes that needs no
 // escape, and a string value of 1 to 16 bytes that needs none either, an integer, a double
 // or a bool. The key is tested once with one 16-byte load, then the value's kind picks
 // what follows it; through the general path below the key went through json::escaped and
-// the kind was tested again after it. False, with nothing written, for anything else (the
-// caller goes on with the general path).
+// the kind was tested again after it. kLongStrings (the members of a map: a body map's
+// message and timestamp): a string value of up to kShortMember - 1 bytes too, escaped
+// after the key; without it (attributes), a longer string value is turned away before the
+// key is looked at (json::escaped inlined into the attribute loop cost it 10 instructions
+// per log record). False, with nothing written, for anything else (the caller goes on
+// with the general path).
 constexpr std::size_t kKeyMemberRoom = 1 + 16 + 3 + std::max<std::size_t>(16 + 2, json::kDoubleRoom + 1);
+constexpr std::size_t kKeyMemberLongRoom = 1 + 16 + 3 + json::escaped_room(kShortMember - 1) + 2;
+template <bool kLongStrings>
 [[gnu::always_inline]] inline bool key_member(Cursor& c, std::string_view key, const AnyValue& v) {
-  const std::size_t nk = key.size();
+  const std::size_t nk = key.size(), nv = v.string_value.size();
   if (nk - 1 >= 16 || !json::page_holds16(key.data())) return false;  // 0 wraps
+  const bool string = v.kind == ValueKind::String;
+  if (!kLongStrings && string && nv - 1 >= 16) return false;
   const __m128i k = _mm_loadu_si128(reinterpret_cast<const __m128i*>(key.data()));
   if (!json::clean_prefix16(k, nk)) return false;
-  // Written before the value is looked at: the bytes past the cursor are only kept when
-  // the member is.
-  char* d = c.room(kKeyMemberRoom);  // the stores write 16 bytes whatever the lengths
-  *d = '"';
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 1), k);
-  d += 1 + nk;
-  std::memcpy(d, "\":\"", 4);  // the 4th byte is kept for a string value only
-  d += 2;
-  if (v.kind == ValueKind::String) {  // tested first: the most common kind
-    const std::size_t nv = v.string_value.size();
-    if (nv - 1 >= 16 || !json::page_holds16(v.string_value.data())) return false;
-    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v.string_value.data()));
-    if (!json::clean_prefix16(s, nv)) return false;
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 1), s);
-    d += 1 + nv;
+  if (string) {  // tested first: the most common kind
+    if (nv - 1 < 16 && json::page_holds16(v.string_value.data())) {
+      const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v.string_value.data()));
+      if (json::clean_prefix16(s, nv)) {
+        char* d = c.room(kKeyMemberRoom);  // the stores write 16 bytes whatever the lengths
+        *d = '"';
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 1), k);
+        d += 1 + nk;
+        std::memcpy(d, "\":\"", 4);  // the 4th byte is overwritten
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 3), s);
+        d += 3 + nv;
+        std::memcpy(d, "\",", 2);
+        c.done(d + 2);
+        return true;
+      }
+    }
+    if (!kLongStrings || nv >= kShortMember) return false;
+    char* d = c.room(kKeyMemberLongRoom);
+    *d = '"';
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 1), k);
+    d += 1 + nk;
+    std::memcpy(d, "\":\"", 4);  // the 4th byte is overwritten
+    d = json::escaped(d + 3, v.string_value);
     std::memcpy(d, "\",", 2);
     c.done(d + 2);
     return true;
   }
+  char* d = c.room(kKeyMemberRoom);
+  *d = '"';
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 1), k);
+  d += 1 + nk;
+  std::memcpy(d, "\":", 2);
+  d += 2;
   switch (v.kind) {
     case ValueKind::Int:
       d = json::integer(d, v.int_value);
@@ -151,12 +176,12 @@ constexpr std::size_t kKeyMemberRoom = 1 + 16 + 3 + std::max<std::size_t>(16 + 2
 // `"key":value,` through the cursor for a scalar whose key and (string) value are shorter
 // than kShortMember bytes: one constant reservation, the lengths tested at once. False, with
 // nothing written, for everything else.
-constexpr std::size_t kShortMember = 64;
 constexpr std::size_t kShortMemberRoom = 2 * json::string_room(kShortMember) + 2;
 static_assert(json::string_room(kShortMember) >= json::kDoubleRoom);
+template <bool kLongStrings = false>
 [[gnu::always_inline]] inline bool short_member(Cursor& c, std::string_view key, const AnyValue& v) {
 #if defined(TERN_JSON_PAGE_READS)
-  if (key_member(c, key, v)) return true;
+  if (key_member<kLongStrings>(c, key, v)) return true;
 #endif
   if ((key.size() | v.string_value.size()) >= kShortMember) return false;  // both below a power of 2
   char* d = c.room(kShortMemberRoom);
@@ -194,7 +219,7 @@ static_assert(json::string_room(kShortMember) >= json::kDoubleRoom);
 void write_members(JsonWriter& w, const pdata::Vec<KeyValue>& kv, int depth) {
   Cursor c(w);
   for (const auto& e : kv) {
-    if (short_member(c, e.key, e.value)) continue;
+    if (short_member<true>(c, e.key, e.value)) continue;
     c.sync();
     long_member(w, e.key, e.value, depth + 1);
     c.reload();
