@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "config/loader.h"
+#include "service/components.h"
 #include "require.h"
 
 using tern::fuzz::require;
@@ -21,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   };
   tern::config::LoadResult r;
   try {
-    r = tern::config::load_config_string(yaml, "fuzz.yaml", env);
+    r = tern::service::load_config_string(yaml, "fuzz.yaml", env);
   } catch (...) {
     require(false, "an exception escaped the loader");
   }

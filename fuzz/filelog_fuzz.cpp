@@ -129,7 +129,7 @@ void check_operators(std::string_view input) {
   for (const char* e : {"s", "ms", "us", "ns", "s.ns"})
     if (const auto ns = fl::parse_epoch(text, e)) require(*ns >= 0, "an epoch parsed a negative time");
 
-  using Op = tern::config::FilelogOperatorConfig;
+  using Op = tern::receiver::filelog::FilelogOperatorConfig;
   static fl::Operators* ops = [] {
     Op re;
     re.type = Op::Type::kRegexParser;

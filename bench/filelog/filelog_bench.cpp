@@ -63,17 +63,17 @@ const File& file() {
   return f;
 }
 
-class CountingConsumer final : public pipeline::Consumer {
+class CountingConsumer final : public component::Consumer {
  public:
-  pipeline::ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
+  component::ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
     const auto n = b->record_count();
     std::lock_guard lk(mu_);
     lines_ += n;
     if (lines_ >= kLines) cv_.notify_all();
-    return pipeline::ConsumeResult::ok();
+    return component::ConsumeResult::ok();
   }
-  pipeline::ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData>) override { return {}; }
-  pipeline::ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData>) override { return {}; }
+  component::ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData>) override { return {}; }
+  component::ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData>) override { return {}; }
   void wait_all() {
     std::unique_lock lk(mu_);
     cv_.wait(lk, [&] { return lines_ >= kLines; });
@@ -94,8 +94,8 @@ void per_line_counters(benchmark::State& st, bench::AllocSnapshot before) {
   st.counters["bytes_per_op"] = static_cast<double>(after.bytes - before.bytes) / lines;
 }
 
-std::vector<config::FilelogOperatorConfig> operators(bool regex) {
-  using Op = config::FilelogOperatorConfig;
+std::vector<receiver::filelog::FilelogOperatorConfig> operators(bool regex) {
+  using Op = receiver::filelog::FilelogOperatorConfig;
   Op::Severity sv;
   sv.parse_from = "attributes.level";
   for (const char* name : {"debug", "info", "warn", "error"})  // the default preset's common names
@@ -123,10 +123,10 @@ std::vector<config::FilelogOperatorConfig> operators(bool regex) {
 enum class Parse { kNone, kJson, kOperatorsJson, kOperatorsRegex };
 
 void filelog(benchmark::State& st, Parse parse, bool checkpoint) {
-  config::FilelogReceiverConfig c;
+  receiver::filelog::FilelogReceiverConfig c;
   c.include = {file().path};
-  c.start_at = config::FilelogReceiverConfig::StartAt::kBeginning;
-  if (parse == Parse::kJson) c.parse = config::FilelogReceiverConfig::Parse::kJson;
+  c.start_at = receiver::filelog::FilelogReceiverConfig::StartAt::kBeginning;
+  if (parse == Parse::kJson) c.parse = receiver::filelog::FilelogReceiverConfig::Parse::kJson;
   if (parse == Parse::kOperatorsJson || parse == Parse::kOperatorsRegex)
     c.operators = operators(parse == Parse::kOperatorsRegex);
   const auto before = bench::alloc_snapshot();

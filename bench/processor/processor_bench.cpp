@@ -16,8 +16,8 @@
 #include <algorithm>
 
 #include "gen/workload.h"
-#include "processor/filter_processor.h"
-#include "processor/transform_processor.h"
+#include "processor/filter/filter_processor.h"
+#include "processor/transform/transform_processor.h"
 #include "support/alloc_counter.h"
 
 namespace {
@@ -40,7 +40,7 @@ void report(benchmark::State& st, std::size_t matched) {
 void FilterOttl(benchmark::State& st) {
   pdata::LogsData logs;
   gen::build_logs_workload(kRecords, logs, gen::now_unix_nano());
-  config::FilterProcessorConfig c;
+  processor::FilterProcessorConfig c;
   c.log_record.assign(std::begin(kConditions), std::end(kConditions));
   processor::FilterProcessor f(c);
   {
@@ -84,7 +84,7 @@ void FilterHandwritten(benchmark::State& st) {
 void TransformOttl(benchmark::State& st) {
   pdata::LogsData logs;
   gen::build_logs_workload(kRecords, logs, gen::now_unix_nano());
-  config::TransformProcessorConfig c;
+  processor::TransformProcessorConfig c;
   c.log_statements.push_back(
       {"log",
        {},

@@ -15,7 +15,7 @@
 
 #include "cli/command.h"
 #include "cli/flag_checks.h"
-#include "config/loader.h"
+#include "service/components.h"
 #include "exporter/otlp/otlp_client.h"
 #include "gen/generator.h"
 #include "gen/workload.h"
@@ -120,7 +120,7 @@ int run_demo(double duration_s, std::size_t batch, int workers) {
   so.port = 0;
   tern::sink::SinkServer sink(so);
   const auto sink_port = sink.start();
-  auto loaded = tern::config::load_config_string(demo_config(sink_port), "<built-in demo config>");
+  auto loaded = tern::service::load_config_string(demo_config(sink_port), "<built-in demo config>");
   for (const auto& d : loaded.diagnostics.items) std::fprintf(stderr, "%s\n", d.format().c_str());
   if (!loaded.ok()) return 1;
   tern::service::Collector collector(loaded.config);

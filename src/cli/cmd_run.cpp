@@ -16,7 +16,7 @@
 #include <string>
 
 #include "cli/command.h"
-#include "config/loader.h"
+#include "service/components.h"
 #include "encoding/elasticsearch/encoder.h"
 #include "service/collector.h"
 
@@ -78,7 +78,9 @@ int run(const RunOptions& opts) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
-  auto loaded = tern::config::load_config_file(opts.path);
+  tern::config::LoadOptions load_options;
+  load_options.check_environment = true;
+  auto loaded = tern::service::load_config_file(opts.path, load_options);
   for (const auto& d : loaded.diagnostics.items) std::fprintf(stderr, "%s\n", d.format().c_str());
   if (!loaded.ok()) {
     std::fprintf(stderr, "tern run: %s has %d error(s); not starting\n", opts.path.c_str(),

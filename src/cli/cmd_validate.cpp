@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cli/command.h"
-#include "config/loader.h"
+#include "service/components.h"
 
 namespace {
 
@@ -34,7 +34,9 @@ const tern::cli::RegisterCommand kValidateCommand{
           "\n"
           "Reference: docs/configuration.md");
       cmd->callback([opts] {
-        auto result = tern::config::load_config_file(opts->path);
+        tern::config::LoadOptions options;
+        options.check_environment = true;  // what `tern run` would refuse at start
+        auto result = tern::service::load_config_file(opts->path, options);
         for (const auto& d : result.diagnostics.items) std::fprintf(stderr, "%s\n", d.format().c_str());
         int errors = result.diagnostics.error_count();
         int warnings = result.diagnostics.warning_count();

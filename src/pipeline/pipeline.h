@@ -8,16 +8,22 @@
 #include <vector>
 
 #include "pdata/signal.h"
-#include "pipeline/consumer.h"
-#include "pipeline/exporter_stage.h"
-#include "processor/processor.h"
+#include "component/consumer.h"
+#include "component/exporter.h"
+#include "component/processor.h"
 
 namespace tern::pipeline {
 
+using component::Consumer;
+using component::ConsumeCode;
+using component::ConsumeResult;
+using component::Exporter;
+
+
 class Pipeline final : public Consumer {
  public:
-  Pipeline(std::string name, std::vector<std::shared_ptr<processor::Processor>> processors,
-           std::vector<std::shared_ptr<ExporterStage>> exporters)
+  Pipeline(std::string name, std::vector<std::shared_ptr<component::Processor>> processors,
+           std::vector<std::shared_ptr<Exporter>> exporters)
       : name_(std::move(name)), processors_(std::move(processors)), exporters_(std::move(exporters)) {}
 
   ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> batch) override;
@@ -32,8 +38,8 @@ class Pipeline final : public Consumer {
   ConsumeResult run(std::shared_ptr<Data> batch, Consume consume);
 
   std::string name_;
-  std::vector<std::shared_ptr<processor::Processor>> processors_;
-  std::vector<std::shared_ptr<ExporterStage>> exporters_;
+  std::vector<std::shared_ptr<component::Processor>> processors_;
+  std::vector<std::shared_ptr<Exporter>> exporters_;
 };
 
 class ReceiverRouter final : public Consumer {

@@ -8,9 +8,37 @@
 #include <optional>
 
 #include "config/loader.h"
+#include "service/components.h"
+#include "exporter/elasticsearch/config.h"
+#include "exporter/otlp/config.h"
+#include "extension/filestorage/config.h"
+#include "extension/healthcheck/config.h"
+#include "processor/attributes/config.h"
+#include "processor/batch/config.h"
+#include "processor/filter/config.h"
+#include "processor/memorylimiter/config.h"
+#include "processor/resourcedetection/config.h"
+#include "processor/transform/config.h"
+#include "receiver/filelog/config.h"
+#include "receiver/otlp/config.h"
+
 
 namespace tern::config {
 namespace {
+
+using exporter::es::ElasticsearchExporterConfig;
+using exporter::otlp::OtlpExporterConfig;
+using extension::FileStorageExtensionConfig;
+using extension::HealthCheckExtensionConfig;
+using processor::AttributesProcessorConfig;
+using processor::BatchProcessorConfig;
+using processor::FilterProcessorConfig;
+using processor::MemoryLimiterProcessorConfig;
+using processor::ResourceDetectionProcessorConfig;
+using processor::TransformProcessorConfig;
+using receiver::filelog::FilelogOperatorConfig;
+using receiver::filelog::FilelogReceiverConfig;
+using receiver::otlp::OtlpReceiverConfig;
 
 std::vector<std::filesystem::path> examples() {
   std::vector<std::filesystem::path> out;
@@ -31,7 +59,7 @@ TEST(Examples, AllLoadWithoutProblems) {
   EXPECT_THAT(names, ::testing::IsSupersetOf(
                          {"demo.yaml", "file-to-elasticsearch.yaml", "otlp-to-elasticsearch.yaml"}));
   for (const auto& f : files) {
-    auto r = load_config_file(f.string(), no_env);
+    auto r = service::load_config_file(f.string(), no_env);
     std::string all;
     for (const auto& d : r.diagnostics.items) all += d.format() + "\n";
     EXPECT_TRUE(r.diagnostics.items.empty()) << all;
@@ -39,12 +67,12 @@ TEST(Examples, AllLoadWithoutProblems) {
 }
 
 TEST(Examples, DemoMatchesTernSink) {
-  auto r = load_config_file(TERN_SOURCE_DIR "/examples/demo.yaml", no_env);
+  auto r = service::load_config_file(TERN_SOURCE_DIR "/examples/demo.yaml", no_env);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r.config.exporters.size(), 1u);
-  const auto& es = std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings);
+  const auto& es = r.config.exporters[0].settings<ElasticsearchExporterConfig>();
   EXPECT_THAT(es.endpoints, ::testing::ElementsAre("http://127.0.0.1:9200"));
-  const auto& otlp = std::get<OtlpReceiverConfig>(r.config.receivers[0].settings);
+  const auto& otlp = r.config.receivers[0].settings<OtlpReceiverConfig>();
   EXPECT_TRUE(otlp.grpc.enabled);
   EXPECT_TRUE(otlp.http.enabled);
   EXPECT_EQ(otlp.grpc.endpoint, "127.0.0.1:4317");
@@ -53,15 +81,15 @@ TEST(Examples, DemoMatchesTernSink) {
 }
 
 TEST(Examples, FileToElasticsearchUsesADiskQueue) {
-  auto r = load_config_file(TERN_SOURCE_DIR "/examples/file-to-elasticsearch.yaml", no_env);
+  auto r = service::load_config_file(TERN_SOURCE_DIR "/examples/file-to-elasticsearch.yaml", no_env);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r.config.exporters.size(), 1u);
-  const auto& es = std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings);
+  const auto& es = r.config.exporters[0].settings<ElasticsearchExporterConfig>();
   EXPECT_TRUE(es.sending_queue.enabled);
   EXPECT_EQ(es.sending_queue.type, ElasticsearchExporterConfig::SendingQueue::Type::kDisk);
   EXPECT_FALSE(es.sending_queue.directory.empty());
   ASSERT_EQ(r.config.receivers.size(), 1u);
-  EXPECT_TRUE(std::holds_alternative<FilelogReceiverConfig>(r.config.receivers[0].settings));
+  EXPECT_TRUE((r.config.receivers[0].settings_if<FilelogReceiverConfig>() != nullptr));
 }
 
 }  // namespace

@@ -8,9 +8,40 @@
 #include <stdexcept>
 
 #include "config/loader.h"
+#include "service/components.h"
+#include "exporter/elasticsearch/config.h"
+#include "exporter/otlp/config.h"
+#include "extension/filestorage/config.h"
+#include "extension/healthcheck/config.h"
+#include "processor/attributes/config.h"
+#include "processor/batch/config.h"
+#include "processor/filter/config.h"
+#include "processor/memorylimiter/config.h"
+#include "processor/resourcedetection/config.h"
+#include "processor/transform/config.h"
+#include "receiver/filelog/config.h"
+#include "receiver/otlp/config.h"
+
 
 namespace tern::config {
 namespace {
+
+using exporter::es::ElasticsearchExporterConfig;
+using exporter::otlp::OtlpExporterConfig;
+using extension::FileStorageExtensionConfig;
+using extension::HealthCheckExtensionConfig;
+using processor::AttributesProcessorConfig;
+using processor::BatchProcessorConfig;
+using processor::FilterProcessorConfig;
+using processor::MemoryLimiterProcessorConfig;
+using processor::ResourceDetectionProcessorConfig;
+using processor::TransformProcessorConfig;
+using receiver::filelog::FilelogOperatorConfig;
+using receiver::filelog::FilelogReceiverConfig;
+using receiver::otlp::OtlpReceiverConfig;
+
+using service::load_config_file;
+using service::load_config_string;
 
 using namespace std::chrono_literals;
 using ::testing::Contains;
@@ -47,7 +78,7 @@ std::vector<std::string> errors(const LoadResult& r) {
 template <class T, class C>
 const T& settings(const std::vector<C>& comps, const std::string& id) {
   for (const auto& c : comps) {
-    if (c.id.str() == id) return std::get<T>(c.settings);
+    if (c.id.str() == id) return c.template settings<T>();
   }
   // GoogleTest reports an exception escaping a test as that test's failure.
   throw std::runtime_error("no component " + id);
@@ -207,7 +238,7 @@ service:
   EXPECT_EQ(c.shutdown_timeout, 10s);
 
   ASSERT_EQ(c.pipelines.size(), 1u);
-  EXPECT_EQ(c.pipelines[0].signal, Signal::kLogs);
+  EXPECT_EQ(c.pipelines[0].signal, Signal::Logs);
   EXPECT_EQ(c.pipelines[0].name, "");
   EXPECT_THAT(c.pipelines[0].receivers, ElementsAre("otlp", "filelog"));
   EXPECT_THAT(c.pipelines[0].processors, ElementsAre("memory_limiter", "batch", "attributes", "resource"));
@@ -595,7 +626,7 @@ service:
   EXPECT_THAT(settings<ElasticsearchExporterConfig>(r.config.exporters, "elasticsearch/traces").endpoints,
               ElementsAre("http://b:9200"));
   ASSERT_EQ(r.config.pipelines.size(), 2u);
-  EXPECT_EQ(r.config.pipelines[1].signal, Signal::kTraces);
+  EXPECT_EQ(r.config.pipelines[1].signal, Signal::Traces);
   EXPECT_EQ(r.config.pipelines[1].name, "main");
 }
 
@@ -802,7 +833,7 @@ service:
     logs: {receivers: [otlp], exporters: [elasticsearch]}
 )";
   const auto es = [](const LoadResult& r) {
-    return std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings);
+    return r.config.exporters[0].settings<ElasticsearchExporterConfig>();
   };
   // "my-deployment:" + base64("us-east-1.aws.found.io:9243$es-uuid$kibana-uuid")
   auto r = load(
@@ -1025,7 +1056,7 @@ service:
 )";
   auto r = load(config);
   ASSERT_THAT(messages(r), IsEmpty());
-  EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_mode, "bodymap");
+  EXPECT_EQ(r.config.exporters[0].settings<ElasticsearchExporterConfig>().mapping_mode, "bodymap");
   r = load(config + "    traces: {receivers: [otlp], exporters: [elasticsearch]}\n" +
            "    metrics: {receivers: [otlp], exporters: [elasticsearch]}\n");
   EXPECT_THAT(
@@ -1053,7 +1084,7 @@ service:
 )";
     auto r = load(config);
     ASSERT_THAT(messages(r), IsEmpty());
-    EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_mode, mode);
+    EXPECT_EQ(r.config.exporters[0].settings<ElasticsearchExporterConfig>().mapping_mode, mode);
     r = load(config + "    metrics: {receivers: [otlp], exporters: [elasticsearch]}\n");
     EXPECT_THAT(messages(r), ElementsAre("t.yaml:12:46: error: exporter \"elasticsearch\" does not support "
                                          "metrics (pipeline \"metrics\"): mapping.mode " +
@@ -1077,20 +1108,20 @@ service:
 )";
   auto r = load(head + "    mapping: {mode: none, allowed_modes: [none, otel]}" + tail);
   ASSERT_THAT(messages(r), IsEmpty());
-  EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_allowed_modes,
+  EXPECT_EQ(r.config.exporters[0].settings<ElasticsearchExporterConfig>().mapping_allowed_modes,
             (std::vector<std::string>{"none", "otel"}));
   // Names in any case, "" and "no" for none, as the Collector reads them; kept canonical.
   r = load(head + "    mapping: {mode: ECS, allowed_modes: [Ecs, OTel, no, \"\"]}" + tail);
   ASSERT_THAT(messages(r), IsEmpty());
-  const auto& es = std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings);
+  const auto& es = r.config.exporters[0].settings<ElasticsearchExporterConfig>();
   EXPECT_EQ(es.mapping_mode, "ecs");
   EXPECT_EQ(es.mapping_allowed_modes, (std::vector<std::string>{"ecs", "otel", "none", "none"}));
   r = load(head + "    mapping: {mode: \"\"}" + tail);
   ASSERT_THAT(messages(r), IsEmpty());
-  EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_mode, "none");
+  EXPECT_EQ(r.config.exporters[0].settings<ElasticsearchExporterConfig>().mapping_mode, "none");
   r = load(head + "    mapping: {mode: }" + tail);  // null: the default
   ASSERT_THAT(messages(r), IsEmpty());
-  EXPECT_EQ(std::get<ElasticsearchExporterConfig>(r.config.exporters[0].settings).mapping_mode, "otel");
+  EXPECT_EQ(r.config.exporters[0].settings<ElasticsearchExporterConfig>().mapping_mode, "otel");
   r = load(head + "    mapping: {allowed_modes: [otel, ecs, logsdb, bodymapp]}" + tail);
   EXPECT_THAT(
       messages(r),
@@ -2311,6 +2342,23 @@ service:
 namespace tern::config {
 namespace {
 
+using exporter::es::ElasticsearchExporterConfig;
+using exporter::otlp::OtlpExporterConfig;
+using extension::FileStorageExtensionConfig;
+using extension::HealthCheckExtensionConfig;
+using processor::AttributesProcessorConfig;
+using processor::BatchProcessorConfig;
+using processor::FilterProcessorConfig;
+using processor::MemoryLimiterProcessorConfig;
+using processor::ResourceDetectionProcessorConfig;
+using processor::TransformProcessorConfig;
+using receiver::filelog::FilelogOperatorConfig;
+using receiver::filelog::FilelogReceiverConfig;
+using receiver::otlp::OtlpReceiverConfig;
+
+using service::load_config_file;
+using service::load_config_string;
+
 // resourcedetection: the Collector's env and system detectors, override, the system
 // detector's hostname_sources and resource_attributes.
 TEST(Loader, ResourceDetectionProcessor) {
@@ -2397,6 +2445,23 @@ service:
 namespace tern::config {
 namespace {
 
+using exporter::es::ElasticsearchExporterConfig;
+using exporter::otlp::OtlpExporterConfig;
+using extension::FileStorageExtensionConfig;
+using extension::HealthCheckExtensionConfig;
+using processor::AttributesProcessorConfig;
+using processor::BatchProcessorConfig;
+using processor::FilterProcessorConfig;
+using processor::MemoryLimiterProcessorConfig;
+using processor::ResourceDetectionProcessorConfig;
+using processor::TransformProcessorConfig;
+using receiver::filelog::FilelogOperatorConfig;
+using receiver::filelog::FilelogReceiverConfig;
+using receiver::otlp::OtlpReceiverConfig;
+
+using service::load_config_file;
+using service::load_config_string;
+
 // filter: OTTL conditions per context, checked at load time.
 TEST(Loader, FilterProcessor) {
   auto r = load(R"(
@@ -2473,6 +2538,23 @@ service:
 
 namespace tern::config {
 namespace {
+
+using exporter::es::ElasticsearchExporterConfig;
+using exporter::otlp::OtlpExporterConfig;
+using extension::FileStorageExtensionConfig;
+using extension::HealthCheckExtensionConfig;
+using processor::AttributesProcessorConfig;
+using processor::BatchProcessorConfig;
+using processor::FilterProcessorConfig;
+using processor::MemoryLimiterProcessorConfig;
+using processor::ResourceDetectionProcessorConfig;
+using processor::TransformProcessorConfig;
+using receiver::filelog::FilelogOperatorConfig;
+using receiver::filelog::FilelogReceiverConfig;
+using receiver::otlp::OtlpReceiverConfig;
+
+using service::load_config_file;
+using service::load_config_string;
 
 // transform: groups (context, conditions, statements) or flat statements, per signal.
 TEST(Loader, TransformProcessor) {
@@ -2555,6 +2637,23 @@ service:
 
 namespace tern::config {
 namespace {
+
+using exporter::es::ElasticsearchExporterConfig;
+using exporter::otlp::OtlpExporterConfig;
+using extension::FileStorageExtensionConfig;
+using extension::HealthCheckExtensionConfig;
+using processor::AttributesProcessorConfig;
+using processor::BatchProcessorConfig;
+using processor::FilterProcessorConfig;
+using processor::MemoryLimiterProcessorConfig;
+using processor::ResourceDetectionProcessorConfig;
+using processor::TransformProcessorConfig;
+using receiver::filelog::FilelogOperatorConfig;
+using receiver::filelog::FilelogReceiverConfig;
+using receiver::otlp::OtlpReceiverConfig;
+
+using service::load_config_file;
+using service::load_config_string;
 
 // attributes: values typed as YAML types them, from_attribute, delete by pattern, convert.
 TEST(Loader, AttributesProcessorCollectorActions) {

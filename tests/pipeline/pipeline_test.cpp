@@ -4,7 +4,7 @@
 
 #include "otlp/json_codec.h"
 #include "pipeline/pipeline.h"
-#include "processor/attributes_processor.h"
+#include "processor/attributes/attributes_processor.h"
 
 namespace tern::pipeline {
 namespace {
@@ -32,9 +32,9 @@ std::shared_ptr<pdata::LogsData> logs() {
   return d;
 }
 
-std::shared_ptr<processor::Processor> upsert(const std::string& key, const std::string& value) {
-  config::AttributesProcessorConfig c;
-  c.actions.push_back({key, value, config::AttributesProcessorConfig::Action::kUpsert});
+std::shared_ptr<component::Processor> upsert(const std::string& key, const std::string& value) {
+  processor::AttributesProcessorConfig c;
+  c.actions.push_back({key, value, processor::AttributesProcessorConfig::Action::kUpsert});
   return std::make_shared<processor::AttributesProcessor>(c,
                                                           processor::AttributesProcessor::Target::kRecords);
 }
@@ -87,10 +87,10 @@ TEST(Pipeline, TheLargestPartialRejectionIsTheAnswer) {
   ReceiverRouter router;  // and across pipelines
   c->answer = ConsumeResult::ok();
   router.add(pdata::Signal::Logs,
-             std::make_shared<Pipeline>("logs/a", std::vector<std::shared_ptr<processor::Processor>>{},
+             std::make_shared<Pipeline>("logs/a", std::vector<std::shared_ptr<component::Processor>>{},
                                         std::vector<std::shared_ptr<ExporterStage>>{c}));
   router.add(pdata::Signal::Logs,
-             std::make_shared<Pipeline>("logs/b", std::vector<std::shared_ptr<processor::Processor>>{},
+             std::make_shared<Pipeline>("logs/b", std::vector<std::shared_ptr<component::Processor>>{},
                                         std::vector<std::shared_ptr<ExporterStage>>{b}));
   r = router.consume_logs(logs());
   ASSERT_TRUE(r.accepted());

@@ -1,7 +1,7 @@
 // The filter processor on real batches: what its conditions match goes, the rest stays in
 // order; spans take their events along, metrics whose points all went go too; resources and
 // scopes left empty are removed; counts per signal.
-#include "processor/filter_processor.h"
+#include "processor/filter/filter_processor.h"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ Data decode(std::string_view json, Fn fn) {
 }
 
 TEST(FilterProcessor, DropsMatchingLogRecordsAndEmptiedScopes) {
-  config::FilterProcessorConfig c;
+  processor::FilterProcessorConfig c;
   c.log_record = {R"(severity_number < SEVERITY_NUMBER_INFO)", R"(IsMatch(body, "healthz"))"};
   FilterProcessor f(c);
   auto logs = decode<pdata::LogsData>(
@@ -44,7 +44,7 @@ TEST(FilterProcessor, DropsMatchingLogRecordsAndEmptiedScopes) {
 }
 
 TEST(FilterProcessor, SpansTakeTheirEventsAlong) {
-  config::FilterProcessorConfig c;
+  processor::FilterProcessorConfig c;
   c.span = {R"(name == "GET /healthz")"};
   c.spanevent = {R"(name == "noise")"};
   FilterProcessor f(c);
@@ -65,7 +65,7 @@ TEST(FilterProcessor, SpansTakeTheirEventsAlong) {
 }
 
 TEST(FilterProcessor, MetricsAndDataPoints) {
-  config::FilterProcessorConfig c;
+  processor::FilterProcessorConfig c;
   c.metric = {R"(IsMatch(name, "^jvm\\."))"};
   c.datapoint = {R"(attributes["route"] == "/healthz")"};
   FilterProcessor f(c);
@@ -88,7 +88,7 @@ TEST(FilterProcessor, MetricsAndDataPoints) {
 }
 
 TEST(FilterProcessor, ABadConditionIsAnError) {
-  config::FilterProcessorConfig c;
+  processor::FilterProcessorConfig c;
   c.log_record = {R"(body = "x")"};
   EXPECT_THROW(FilterProcessor{c}, std::invalid_argument);
 }

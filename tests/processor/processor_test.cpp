@@ -7,16 +7,16 @@
 #include <cmath>
 
 #include "otlp/json_codec.h"
-#include "processor/attributes_processor.h"
-#include "processor/memory_limiter.h"
+#include "processor/attributes/attributes_processor.h"
+#include "processor/memorylimiter/memory_limiter.h"
 
 namespace tern::processor {
 namespace {
 
-using Action = config::AttributesProcessorConfig::Action;
+using Action = processor::AttributesProcessorConfig::Action;
 
-config::AttributesProcessorConfig actions(std::vector<config::AttributesProcessorConfig::Entry> e) {
-  config::AttributesProcessorConfig c;
+processor::AttributesProcessorConfig actions(std::vector<processor::AttributesProcessorConfig::Entry> e) {
+  processor::AttributesProcessorConfig c;
   c.actions = std::move(e);
   return c;
 }
@@ -56,8 +56,8 @@ TEST(AttributesProcessor, InsertUpdateUpsertDeleteOnRecords) {
 // The Collector's other attributes actions: typed values, from_attribute, delete by pattern,
 // convert (a value that cannot become the type stays as it is).
 TEST(AttributesProcessor, TypedValuesFromAttributePatternAndConvert) {
-  using Entry = config::AttributesProcessorConfig::Entry;
-  using Type = config::AttributesProcessorConfig::Type;
+  using Entry = processor::AttributesProcessorConfig::Entry;
+  using Type = processor::AttributesProcessorConfig::Type;
   std::vector<Entry> e(9);
   e[0] = Entry("account_id", "2245", Action::kInsert);
   e[0].value_type = Type::kInt;
@@ -123,8 +123,8 @@ TEST(AttributesProcessor, TypedValuesFromAttributePatternAndConvert) {
 // floats as ES6 / encoding/json write them, maps and lists as JSON (keys sorted), bytes as
 // base64; strconv.ParseInt and ParseFloat take a leading '+'.
 TEST(AttributesProcessor, ConvertToStringIsPcommonAsString) {
-  using Entry = config::AttributesProcessorConfig::Entry;
-  using Type = config::AttributesProcessorConfig::Type;
+  using Entry = processor::AttributesProcessorConfig::Entry;
+  using Type = processor::AttributesProcessorConfig::Type;
   using pdata::AnyValue;
   pdata::Arena arena;
   pdata::Attributes attrs(arena.vec<pdata::KeyValue>());
@@ -190,8 +190,8 @@ TEST(AttributesProcessor, ConvertToStringIsPcommonAsString) {
 }
 
 TEST(AttributesProcessor, ABadPatternIsAnError) {
-  std::vector<config::AttributesProcessorConfig::Entry> e(1);
-  e[0] = config::AttributesProcessorConfig::Entry("", "", Action::kDelete);
+  std::vector<processor::AttributesProcessorConfig::Entry> e(1);
+  e[0] = processor::AttributesProcessorConfig::Entry("", "", Action::kDelete);
   e[0].pattern = "(";
   EXPECT_THROW(AttributesProcessor(actions(std::move(e)), AttributesProcessor::Target::kRecords),
                std::invalid_argument);
@@ -230,7 +230,7 @@ TEST(AttributesProcessor, TracesAndMetricPoints) {
 }
 
 TEST(MemoryLimiter, RefusesAboveTheSoftLimitAndRecovers) {
-  config::MemoryLimiterProcessorConfig c;
+  processor::MemoryLimiterProcessorConfig c;
   c.limit_mib = 100;
   c.spike_limit_mib = 20;
   c.check_interval = std::chrono::nanoseconds(1);  // re-read on every batch
@@ -241,7 +241,7 @@ TEST(MemoryLimiter, RefusesAboveTheSoftLimitAndRecovers) {
   EXPECT_TRUE(m.process(d).accepted());
   rss = 81ull << 20;
   auto r = m.process(d);
-  EXPECT_EQ(r.code, pipeline::ConsumeCode::kRetryLater);
+  EXPECT_EQ(r.code, component::ConsumeCode::kRetryLater);
   EXPECT_NE(r.message.find("memory limit"), std::string::npos);
   EXPECT_GT(r.retry_after.count(), 0);
   EXPECT_EQ(m.refused(), 1u);
@@ -271,11 +271,11 @@ TEST(MemoryLimiter, TotalMemoryIsTheCgroupLimit) {
 }
 
 TEST(MemoryLimiter, DefaultSpikeIsAFifthAndZeroLimitMeansOff) {
-  config::MemoryLimiterProcessorConfig c;
+  processor::MemoryLimiterProcessorConfig c;
   c.limit_mib = 100;
   MemoryLimiter m(c, [] { return std::uint64_t{0}; });
   EXPECT_EQ(m.soft_limit_bytes(), 80ull << 20);
-  MemoryLimiter off(config::MemoryLimiterProcessorConfig{}, [] { return ~std::uint64_t{0}; });
+  MemoryLimiter off(processor::MemoryLimiterProcessorConfig{}, [] { return ~std::uint64_t{0}; });
   pdata::LogsData d;
   EXPECT_TRUE(off.process(d).accepted());
   EXPECT_GT(MemoryLimiter::read_rss(), 0u);

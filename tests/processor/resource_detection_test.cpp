@@ -1,7 +1,7 @@
 // The resourcedetection processor's detectors: OTEL_RESOURCE_ATTRIBUTES as the spec has it
 // (a malformed value is discarded whole), the system detector's attributes from what it
 // reads about the host, and the actions detect_resource makes of them.
-#include "processor/resource_detection.h"
+#include "processor/resourcedetection/resource_detection.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::Pair;
-using Action = config::AttributesProcessorConfig::Action;
+using Action = processor::AttributesProcessorConfig::Action;
 
 TEST(ResourceAttributesEnv, PairsTrimmedAndPercentDecoded) {
   std::string error;
@@ -61,7 +61,7 @@ SystemFacts facts() {
 }
 
 TEST(SystemDetector, DefaultsAreHostNameFromDnsThenOsAndOsType) {
-  config::ResourceDetectionProcessorConfig c;
+  processor::ResourceDetectionProcessorConfig c;
   EXPECT_THAT(system_attributes(c, facts()),
               ElementsAre(Pair("host.name", "web-1.example.com"), Pair("os.type", "linux")));
   SystemFacts no_dns = facts();
@@ -74,7 +74,7 @@ TEST(SystemDetector, DefaultsAreHostNameFromDnsThenOsAndOsType) {
 }
 
 TEST(SystemDetector, OptionalAttributes) {
-  config::ResourceDetectionProcessorConfig c;
+  processor::ResourceDetectionProcessorConfig c;
   c.system_attributes = {"host.id", "host.arch", "os.description"};
   EXPECT_THAT(system_attributes(c, facts()),
               ElementsAre(Pair("host.id", "0123456789abcdef0123456789abcdef"), Pair("host.arch", "amd64"),
@@ -101,7 +101,7 @@ TEST(SystemDetector, ReadsThisHost) {
 // actions upserts, else inserts.
 TEST(DetectResource, DetectorsInOrderAndOverride) {
   ::setenv("OTEL_RESOURCE_ATTRIBUTES", "host.name=from-env,service.namespace=shop", 1);
-  config::ResourceDetectionProcessorConfig c;
+  processor::ResourceDetectionProcessorConfig c;
   c.detectors = {"env", "system"};
   c.hostname_sources = {"os"};
   auto a = detect_resource(c, "resourcedetection");

@@ -1,6 +1,6 @@
 // The transform processor on real batches: groups in order, each on the items of its context,
 // gated by its conditions; resource and scope groups run once per resource / scope.
-#include "processor/transform_processor.h"
+#include "processor/transform/transform_processor.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@ std::string text_attr(const pdata::Attributes& attrs, std::string_view key) {
 }
 
 TEST(TransformProcessor, LogGroupsInOrderWithConditions) {
-  config::TransformProcessorConfig c;
+  processor::TransformProcessorConfig c;
   c.log_statements.push_back({"resource", {}, {R"(set(attributes["deployment.environment"], "prod"))"}});
   c.log_statements.push_back(
       {"log", {R"(severity_number >= SEVERITY_NUMBER_ERROR)"}, {R"(set(attributes["alert"], "yes"))"}});
@@ -43,7 +43,7 @@ TEST(TransformProcessor, LogGroupsInOrderWithConditions) {
 }
 
 TEST(TransformProcessor, SpansEventsAndDataPoints) {
-  config::TransformProcessorConfig c;
+  processor::TransformProcessorConfig c;
   c.trace_statements.push_back(
       {"span", {}, {R"(set(name, "GET /users/{id}") where IsMatch(name, "^GET /users/\\d+$"))"}});
   c.trace_statements.push_back({"spanevent", {}, {R"(set(attributes["seen"], true))"}});
@@ -78,7 +78,7 @@ TEST(TransformProcessor, SpansEventsAndDataPoints) {
 }
 
 TEST(TransformProcessor, ABadStatementIsAnError) {
-  config::TransformProcessorConfig c;
+  processor::TransformProcessorConfig c;
   c.log_statements.push_back({"log", {}, {R"(set(attributes, "x"))"}});
   EXPECT_THROW(TransformProcessor{c}, std::invalid_argument);
 }

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "config/loader.h"
+#include "service/components.h"
 #include "net/http_server.h"
 #include "otlp/json_codec.h"
 #include "otlp/proto_codec.h"
@@ -32,7 +33,7 @@ namespace fs = std::filesystem;
 using test::HttpClient;
 
 config::Config load(const std::string& yaml) {
-  auto r = config::load_config_string(yaml, "test.yaml",
+  auto r = service::load_config_string(yaml, "test.yaml",
                                       [](std::string_view) { return std::optional<std::string>(); });
   for (const auto& d : r.diagnostics.items)
     if (d.severity == config::Severity::kError) ADD_FAILURE() << d.format();

@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "compression/gzip.h"
-#include "config/config.h"
+#include "exporter/elasticsearch/config.h"
 #include "encoding/base64.h"
 #include "exporter/elasticsearch/bulk_response.h"
 #include "exporter/elasticsearch/http_client.h"
@@ -119,7 +119,7 @@ enum class Outcome { kIndexed, kDuplicate, kFailed, kDropped };
 
 }  // namespace
 
-BulkExporterOptions from_config(const config::ElasticsearchExporterConfig& c) {
+BulkExporterOptions from_config(const exporter::es::ElasticsearchExporterConfig& c) {
   BulkExporterOptions o;
   o.endpoints = c.endpoints;
   o.num_workers = static_cast<unsigned>(c.num_workers);

@@ -23,11 +23,9 @@
 #include "encoding/encoded_batch.h"
 #include "net/tls.h"
 
-namespace tern::config {
-struct ElasticsearchExporterConfig;
-}
-
 namespace tern::exporter::es {
+
+struct ElasticsearchExporterConfig;
 
 using Clock = std::chrono::steady_clock;
 
@@ -71,7 +69,7 @@ struct BulkExporterOptions {
 };
 
 // Maps the collector config; fields the config has no key for keep the defaults above.
-BulkExporterOptions from_config(const config::ElasticsearchExporterConfig& config);
+BulkExporterOptions from_config(const exporter::es::ElasticsearchExporterConfig& config);
 
 // Outcome of one submitted batch, passed to its completion callback.
 struct BulkResult {

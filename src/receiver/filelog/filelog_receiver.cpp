@@ -132,7 +132,7 @@ struct Batch {
 }  // namespace
 
 struct FilelogReceiver::Impl {
-  Impl(std::string id_, const config::FilelogReceiverConfig& c, pipeline::Consumer& consumer_,
+  Impl(std::string id_, const receiver::filelog::FilelogReceiverConfig& c, component::Consumer& consumer_,
        FilelogReceiverOptions o)
       : id(std::move(id_)), config(c), consumer(consumer_), options(o) {
     if (!config.storage.empty()) {
@@ -151,7 +151,7 @@ struct FilelogReceiver::Impl {
     // A container operator that sees the lines as read (the first one) joins CRI partial
     // lines first, as the Collector's does (its built-in recombine).
     if (!config.operators.empty() &&
-        config.operators.front().type == config::FilelogOperatorConfig::Type::kContainer &&
+        config.operators.front().type == receiver::filelog::FilelogOperatorConfig::Type::kContainer &&
         config.operators.front().format != "docker") {
       cri_join = true;
       cri_max =
@@ -166,8 +166,8 @@ struct FilelogReceiver::Impl {
   }
 
   const std::string id;
-  const config::FilelogReceiverConfig config;
-  pipeline::Consumer& consumer;
+  const receiver::filelog::FilelogReceiverConfig config;
+  component::Consumer& consumer;
   FilelogReceiverOptions options;
   // A batch is sent at this many lines or bytes of line text (max_batch_lines,
   // max_batch_size; validated > 0 by the loader, kept >= 1 here for direct callers).
@@ -410,7 +410,7 @@ struct FilelogReceiver::Impl {
       }
       restored.erase(r);
     } else if (first_scan && !had_checkpoint) {
-      if (config.start_at == config::FilelogReceiverConfig::StartAt::kEnd) offset = size;
+      if (config.start_at == receiver::filelog::FilelogReceiverConfig::StartAt::kEnd) offset = size;
       why = "start_at";
     }
     f->splitter.reset(offset);
@@ -650,7 +650,7 @@ struct FilelogReceiver::Impl {
     auto& rec = data.resource_logs[pf->second.resource].scope_logs[0].log_records.emplace_back(a);
     rec.observed_time_unix_nano = observed;
     bool parsed = false;
-    if (config.parse == config::FilelogReceiverConfig::Parse::kJson) {
+    if (config.parse == receiver::filelog::FilelogReceiverConfig::Parse::kJson) {
       parsed = parse_json(rec, line, a);
       if (!parsed) {
         Counters::inc(counters.json_errors);
@@ -704,7 +704,7 @@ struct FilelogReceiver::Impl {
           [t = tracker, seq, attempt](bool delivered) { t->settle(seq, attempt, delivered); });
       const auto r = consumer.consume_logs(data);
       switch (r.code) {
-        case pipeline::ConsumeCode::kOk:
+        case component::ConsumeCode::kOk:
           // Before `data` (and with it our reference to the token) goes: the token cannot
           // settle before the batch is known to be accepted.
           tracker->accepted(seq, attempt);
@@ -715,18 +715,18 @@ struct FilelogReceiver::Impl {
           }
           maybe_persist();
           return true;
-        case pipeline::ConsumeCode::kInvalid:
-        case pipeline::ConsumeCode::kTooLarge:  // never fits: retrying would stall the file for ever
+        case component::ConsumeCode::kInvalid:
+        case component::ConsumeCode::kTooLarge:  // never fits: retrying would stall the file for ever
           Counters::inc(counters.batches_invalid);
           spdlog::warn("filelog {}: the pipeline refused {} records as invalid: {}", id, data->record_count(),
                        r.message);
           tracker->skip(seq);
           return true;
-        case pipeline::ConsumeCode::kShutdown:
+        case component::ConsumeCode::kShutdown:
           spdlog::info("filelog {}: the pipeline is shutting down; reading stops", id);
           return false;
-        case pipeline::ConsumeCode::kRetryLater:
-        case pipeline::ConsumeCode::kUnavailable: {  // a full or failing disk queue: wait as well
+        case component::ConsumeCode::kRetryLater:
+        case component::ConsumeCode::kUnavailable: {  // a full or failing disk queue: wait as well
           Counters::inc(counters.batches_refused);
           attempt = tracker->next_attempt(seq);
           data->delivery.reset();  // the refused attempt's token: its settlement is ignored
@@ -795,8 +795,8 @@ struct FilelogReceiver::Impl {
 
 thread_local std::vector<std::pair<std::string, int>>* FilelogReceiver::Impl::glob_errors = nullptr;
 
-FilelogReceiver::FilelogReceiver(std::string id, const config::FilelogReceiverConfig& config,
-                                 pipeline::Consumer& consumer, FilelogReceiverOptions options)
+FilelogReceiver::FilelogReceiver(std::string id, const receiver::filelog::FilelogReceiverConfig& config,
+                                 component::Consumer& consumer, FilelogReceiverOptions options)
     : impl_(std::make_unique<Impl>(std::move(id), config, consumer, options)) {}
 
 FilelogReceiver::~FilelogReceiver() { shutdown(); }

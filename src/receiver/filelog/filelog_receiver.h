@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "config/config.h"
-#include "pipeline/consumer.h"
+#include "receiver/filelog/config.h"
+#include "component/consumer.h"
 #include "receiver/filelog/stats.h"
 
 namespace tern::receiver::filelog {
@@ -30,7 +30,7 @@ struct FilelogReceiverOptions {
 
 class FilelogReceiver {
  public:
-  FilelogReceiver(std::string id, const config::FilelogReceiverConfig& config, pipeline::Consumer& consumer,
+  FilelogReceiver(std::string id, const receiver::filelog::FilelogReceiverConfig& config, component::Consumer& consumer,
                   FilelogReceiverOptions options = {});
   ~FilelogReceiver();  // shutdown()
   FilelogReceiver(const FilelogReceiver&) = delete;

@@ -21,7 +21,7 @@
 namespace tern::receiver::filelog {
 namespace {
 
-using Config = config::FilelogOperatorConfig;
+using Config = receiver::filelog::FilelogOperatorConfig;
 using Type = Config::Type;
 
 // "attributes.<key>" -> "<key>"; "body" -> "".
@@ -526,7 +526,7 @@ std::optional<CriLine> split_cri_line(std::string_view line) {
   return c;
 }
 
-Operators::Operators(const std::vector<config::FilelogOperatorConfig>& ops)
+Operators::Operators(const std::vector<receiver::filelog::FilelogOperatorConfig>& ops)
     : impl_(std::make_unique<Impl>()) {
   for (const auto& c : ops) {
     Impl::Op op;

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/config.h"
+#include "receiver/filelog/config.h"
 #include "pdata/logs.h"
 
 namespace tern::receiver::filelog {
@@ -27,7 +27,7 @@ class Operators {
  public:
   // Throws std::invalid_argument for a regex or layout that does not compile (the config
   // loader reports those first, with their position).
-  explicit Operators(const std::vector<config::FilelogOperatorConfig>& ops);
+  explicit Operators(const std::vector<receiver::filelog::FilelogOperatorConfig>& ops);
   ~Operators();
   Operators(const Operators&) = delete;
   Operators& operator=(const Operators&) = delete;

@@ -42,18 +42,18 @@ std::size_t items_of(const pdata::LogsData& d) { return d.record_count(); }
 std::size_t items_of(const pdata::TracesData& d) { return d.span_count(); }
 std::size_t items_of(const pdata::MetricsData& d) { return d.data_point_count(); }
 
-pipeline::ConsumeResult consume(pipeline::Consumer& c, std::shared_ptr<pdata::LogsData> b) {
+component::ConsumeResult consume(component::Consumer& c, std::shared_ptr<pdata::LogsData> b) {
   return c.consume_logs(std::move(b));
 }
-pipeline::ConsumeResult consume(pipeline::Consumer& c, std::shared_ptr<pdata::TracesData> b) {
+component::ConsumeResult consume(component::Consumer& c, std::shared_ptr<pdata::TracesData> b) {
   return c.consume_traces(std::move(b));
 }
-pipeline::ConsumeResult consume(pipeline::Consumer& c, std::shared_ptr<pdata::MetricsData> b) {
+component::ConsumeResult consume(component::Consumer& c, std::shared_ptr<pdata::MetricsData> b) {
   return c.consume_metrics(std::move(b));
 }
 
 template <class Batch>
-ExportOutcome run(Signal signal, Encoding encoding, std::string body, pipeline::Consumer& consumer,
+ExportOutcome run(Signal signal, Encoding encoding, std::string body, component::Consumer& consumer,
                   OtlpReceiverCounters& counters) {
   using Kind = ExportOutcome::Kind;
   auto& per = counters.of(signal);
@@ -71,34 +71,34 @@ ExportOutcome run(Signal signal, Encoding encoding, std::string body, pipeline::
   // is valid and trivially accepted; the pipeline has nothing to do with it.
   if (out.items == 0) return out;
 
-  pipeline::ConsumeResult r = consume(consumer, std::move(batch));
+  component::ConsumeResult r = consume(consumer, std::move(batch));
   switch (r.code) {
-    case pipeline::ConsumeCode::kOk:
+    case component::ConsumeCode::kOk:
       out.rejected = std::min<std::uint64_t>(r.rejected, out.items);
       out.message = std::move(r.message);
       if (out.rejected > 0 && out.message.empty()) out.message = "some items were rejected as invalid";
       OtlpReceiverCounters::add(per.accepted, out.items - out.rejected);
       OtlpReceiverCounters::add(per.refused, out.rejected);
       return out;
-    case pipeline::ConsumeCode::kRetryLater:
+    case component::ConsumeCode::kRetryLater:
       out.kind = Kind::kRetryLater;
       out.message = r.message.empty() ? "pipeline is busy, retry later" : std::move(r.message);
       out.retry_after = r.retry_after.count() > 0 ? r.retry_after : kDefaultRetryAfter;
       break;
-    case pipeline::ConsumeCode::kUnavailable:
+    case component::ConsumeCode::kUnavailable:
       out.kind = Kind::kUnavailable;
       out.message = r.message.empty() ? "pipeline cannot store data now, retry later" : std::move(r.message);
       out.retry_after = r.retry_after.count() > 0 ? r.retry_after : kDefaultRetryAfter;
       break;
-    case pipeline::ConsumeCode::kInvalid:
+    case component::ConsumeCode::kInvalid:
       out.kind = Kind::kBadData;
       out.message = r.message.empty() ? "data refused as invalid" : std::move(r.message);
       break;
-    case pipeline::ConsumeCode::kTooLarge:
+    case component::ConsumeCode::kTooLarge:
       out.kind = Kind::kTooLarge;
       out.message = r.message.empty() ? "data too large for the queue" : std::move(r.message);
       break;
-    case pipeline::ConsumeCode::kShutdown:
+    case component::ConsumeCode::kShutdown:
       out.kind = Kind::kShutdown;
       out.message = r.message.empty() ? "pipeline is shutting down" : std::move(r.message);
       out.retry_after = r.retry_after.count() > 0 ? r.retry_after : kDefaultRetryAfter;

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "pdata/signal.h"
-#include "pipeline/consumer.h"
+#include "component/consumer.h"
 #include "receiver/otlp/stats.h"
 
 namespace tern::receiver::otlp {
@@ -49,7 +49,7 @@ struct ExportOutcome {
 
 class ExportCore {
  public:
-  ExportCore(pipeline::Consumer& consumer, OtlpReceiverCounters& counters)
+  ExportCore(component::Consumer& consumer, OtlpReceiverCounters& counters)
       : consumer_(consumer), counters_(counters) {}
 
   // Decodes `body` (protobuf: kept alive by the batch's arena, views point into it; JSON:
@@ -62,7 +62,7 @@ class ExportCore {
   OtlpReceiverCounters& counters() { return counters_; }
 
  private:
-  pipeline::Consumer& consumer_;
+  component::Consumer& consumer_;
   OtlpReceiverCounters& counters_;
 };
 

@@ -87,7 +87,7 @@ std::shared_ptr<grpc::ServerCredentials> server_credentials(const config::TlsSer
 }  // namespace
 
 struct OtlpGrpcServer::Impl {
-  config::OtlpReceiverConfig::Grpc config;
+  receiver::otlp::OtlpReceiverConfig::Grpc config;
   ExportCore& core;
   unsigned thread_count;
   std::chrono::milliseconds grace;
@@ -107,7 +107,7 @@ struct OtlpGrpcServer::Impl {
   bool accepting = false;
   bool stopped = false;
 
-  Impl(const config::OtlpReceiverConfig::Grpc& c, ExportCore& core, unsigned threads,
+  Impl(const receiver::otlp::OtlpReceiverConfig::Grpc& c, ExportCore& core, unsigned threads,
        std::chrono::milliseconds grace)
       : config(c), core(core), thread_count(threads), grace(grace) {}
 
@@ -236,7 +236,7 @@ struct OtlpGrpcServer::Impl {
   }
 };
 
-OtlpGrpcServer::OtlpGrpcServer(const config::OtlpReceiverConfig::Grpc& config, ExportCore& core,
+OtlpGrpcServer::OtlpGrpcServer(const receiver::otlp::OtlpReceiverConfig::Grpc& config, ExportCore& core,
                                unsigned threads, std::chrono::milliseconds shutdown_grace)
     : impl_(std::make_unique<Impl>(config, core,
                                    threads ? threads : std::max(1u, std::thread::hardware_concurrency()),

@@ -5,14 +5,14 @@
 #include <cstdint>
 #include <memory>
 
-#include "config/config.h"
+#include "receiver/otlp/config.h"
 #include "receiver/otlp/export_core.h"
 
 namespace tern::receiver::otlp {
 
 class OtlpGrpcServer {
  public:
-  OtlpGrpcServer(const config::OtlpReceiverConfig::Grpc& config, ExportCore& core, unsigned threads,
+  OtlpGrpcServer(const receiver::otlp::OtlpReceiverConfig::Grpc& config, ExportCore& core, unsigned threads,
                  std::chrono::milliseconds shutdown_grace);
   ~OtlpGrpcServer();  // shutdown()
   OtlpGrpcServer(const OtlpGrpcServer&) = delete;

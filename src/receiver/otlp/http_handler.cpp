@@ -61,7 +61,7 @@ thread_local compression::ZstdDecompressor t_unzstd;
 
 }  // namespace
 
-OtlpHttpHandler::OtlpHttpHandler(const config::OtlpReceiverConfig::Http& config, ExportCore& core)
+OtlpHttpHandler::OtlpHttpHandler(const receiver::otlp::OtlpReceiverConfig::Http& config, ExportCore& core)
     : max_body_(config.max_request_body_size),
       logs_path_(config.logs_url_path),
       traces_path_(config.traces_url_path),

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
+#include "receiver/otlp/config.h"
 #include "net/http_server.h"
 #include "receiver/otlp/export_core.h"
 
@@ -13,7 +13,7 @@ namespace tern::receiver::otlp {
 
 class OtlpHttpHandler {
  public:
-  OtlpHttpHandler(const config::OtlpReceiverConfig::Http& config, ExportCore& core);
+  OtlpHttpHandler(const receiver::otlp::OtlpReceiverConfig::Http& config, ExportCore& core);
 
   // Thread-safe (called concurrently from the server's io threads).
   net::HttpResponse handle(net::HttpRequest& request);

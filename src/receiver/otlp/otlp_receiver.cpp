@@ -38,10 +38,10 @@ void start_protocol(std::string_view protocol, Start&& start) {
 }  // namespace
 
 struct OtlpReceiver::Impl {
-  Impl(const config::OtlpReceiverConfig& c, pipeline::Consumer& consumer, OtlpReceiverOptions o)
+  Impl(const receiver::otlp::OtlpReceiverConfig& c, component::Consumer& consumer, OtlpReceiverOptions o)
       : config(c), options(o), core(consumer, counters) {}
 
-  config::OtlpReceiverConfig config;
+  receiver::otlp::OtlpReceiverConfig config;
   OtlpReceiverOptions options;
   OtlpReceiverCounters counters;
   ExportCore core;
@@ -50,7 +50,7 @@ struct OtlpReceiver::Impl {
   std::unique_ptr<OtlpGrpcServer> grpc;
 };
 
-OtlpReceiver::OtlpReceiver(const config::OtlpReceiverConfig& config, pipeline::Consumer& consumer,
+OtlpReceiver::OtlpReceiver(const receiver::otlp::OtlpReceiverConfig& config, component::Consumer& consumer,
                            OtlpReceiverOptions options)
     : impl_(std::make_unique<Impl>(config, consumer, options)) {}
 

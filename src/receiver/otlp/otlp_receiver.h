@@ -1,6 +1,6 @@
 #pragma once
 // The OTLP receiver: OTLP/HTTP (protobuf and JSON) and OTLP/gRPC for logs, traces and
-// metrics, feeding one pipeline::Consumer. See docs/receivers.md.
+// metrics, feeding one component::Consumer. See docs/receivers.md.
 //
 // A client is answered after Consumer::consume_* returns: success only for data that is
 // queued, back-pressure as 429 / RESOURCE_EXHAUSTED with a retry delay.
@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "config/config.h"
-#include "pipeline/consumer.h"
+#include "receiver/otlp/config.h"
+#include "component/consumer.h"
 #include "receiver/otlp/stats.h"
 
 namespace tern::receiver::otlp {
@@ -24,7 +24,7 @@ class OtlpReceiver {
  public:
   // Serves the protocols whose `enabled` is set (the config loader sets it when
   // `protocols.http` / `protocols.grpc` is present).
-  OtlpReceiver(const config::OtlpReceiverConfig& config, pipeline::Consumer& consumer,
+  OtlpReceiver(const receiver::otlp::OtlpReceiverConfig& config, component::Consumer& consumer,
                OtlpReceiverOptions options = {});
   ~OtlpReceiver();  // shutdown()
   OtlpReceiver(const OtlpReceiver&) = delete;

@@ -669,7 +669,7 @@ TEST(BulkExporter, ShutdownReportsUndeliveredBatchesUnacknowledged) {
 }
 
 TEST(BulkExporter, FromConfigMapsEveryKey) {
-  config::ElasticsearchExporterConfig cfg;
+  exporter::es::ElasticsearchExporterConfig cfg;
   cfg.endpoints = {"https://es:9200"};
   cfg.num_workers = 3;
   cfg.flush.bytes = 123;

@@ -33,16 +33,16 @@ namespace fs = std::filesystem;
 
 class FilelogTest : public ::testing::Test {
  protected:
-  config::FilelogReceiverConfig cfg(const std::string& pattern = "*.log") {
-    config::FilelogReceiverConfig c;
+  receiver::filelog::FilelogReceiverConfig cfg(const std::string& pattern = "*.log") {
+    receiver::filelog::FilelogReceiverConfig c;
     c.include = {dir_ / pattern};
-    c.start_at = config::FilelogReceiverConfig::StartAt::kBeginning;
+    c.start_at = receiver::filelog::FilelogReceiverConfig::StartAt::kBeginning;
     c.poll_interval = 10ms;
     c.storage = dir_ / "state";
     return c;
   }
   // Small batches (max_batch_lines), so that a few dozen lines make several.
-  static config::FilelogReceiverConfig batched(config::FilelogReceiverConfig c, std::uint64_t max_lines = 7) {
+  static receiver::filelog::FilelogReceiverConfig batched(receiver::filelog::FilelogReceiverConfig c, std::uint64_t max_lines = 7) {
     c.max_batch_lines = max_lines;
     return c;
   }
@@ -266,8 +266,8 @@ TEST_F(FilelogTest, MultilineEndPatternAndMaxLogSize) {
 // stream and tag, as the Collector's container parser does. Whole lines pass as they are.
 TEST_F(FilelogTest, ContainerJoinsCriPartialLines) {
   auto c = cfg();
-  config::FilelogOperatorConfig op;
-  op.type = config::FilelogOperatorConfig::Type::kContainer;
+  receiver::filelog::FilelogOperatorConfig op;
+  op.type = receiver::filelog::FilelogOperatorConfig::Type::kContainer;
   op.add_metadata_from_filepath = false;
   c.operators = {op};
   append(dir_ / "0.log",
@@ -302,8 +302,8 @@ TEST_F(FilelogTest, ContainerJoinsCriPartialLines) {
 // force_flush_period as they are (tag P); a non-CRI line between ends them too.
 TEST_F(FilelogTest, CriPartialLinesWaitingAreNotCheckpointed) {
   auto c = cfg();
-  config::FilelogOperatorConfig op;
-  op.type = config::FilelogOperatorConfig::Type::kContainer;
+  receiver::filelog::FilelogOperatorConfig op;
+  op.type = receiver::filelog::FilelogOperatorConfig::Type::kContainer;
   op.add_metadata_from_filepath = false;
   c.operators = {op};
   c.force_flush_period = 0ms;  // parts wait for their last one however long it takes
@@ -340,8 +340,8 @@ TEST_F(FilelogTest, CriPartialLinesWaitingAreNotCheckpointed) {
 // next part would pass it, and that part starts the next record.
 TEST_F(FilelogTest, CriPartialLinesAreBoundedByMaxLogSize) {
   auto c = cfg();
-  config::FilelogOperatorConfig op;
-  op.type = config::FilelogOperatorConfig::Type::kContainer;
+  receiver::filelog::FilelogOperatorConfig op;
+  op.type = receiver::filelog::FilelogOperatorConfig::Type::kContainer;
   op.add_metadata_from_filepath = false;
   op.max_log_size = 10;
   c.operators = {op};
@@ -358,7 +358,7 @@ TEST_F(FilelogTest, CriPartialLinesAreBoundedByMaxLogSize) {
 
 TEST_F(FilelogTest, StartAtEndSkipsWhatIsThereAtStartUpButReadsNewFilesFromTheirBeginning) {
   auto c = cfg();
-  c.start_at = config::FilelogReceiverConfig::StartAt::kEnd;
+  c.start_at = receiver::filelog::FilelogReceiverConfig::StartAt::kEnd;
   append(dir_ / "old.log", "old 1\nold 2\n");
   FilelogReceiver r("filelog", batched(c), consumer_, small_batches());
   r.start();
@@ -407,7 +407,7 @@ TEST_F(FilelogTest, LongLinesAreTruncatedAndCounted) {
 
 TEST_F(FilelogTest, JsonLinesBecomeAttributesAndTheMessageTheBody) {
   auto c = cfg();
-  c.parse = config::FilelogReceiverConfig::Parse::kJson;
+  c.parse = receiver::filelog::FilelogReceiverConfig::Parse::kJson;
   append(dir_ / "j.log",
          R"({"message":"hello","level":"info","n":3,"nested":{"a":[1,2]},"log.file.name":"spoofed"})"
          "\n"
@@ -434,7 +434,7 @@ TEST_F(FilelogTest, JsonLinesBecomeAttributesAndTheMessageTheBody) {
 
 TEST_F(FilelogTest, JsonValuesKeepTheirTypes) {
   auto c = cfg();
-  c.parse = config::FilelogReceiverConfig::Parse::kJson;
+  c.parse = receiver::filelog::FilelogReceiverConfig::Parse::kJson;
   c.include_file_name = false;
   append(dir_ / "j.log",
          R"({"i":-3,"u":18446744073709551615,"d":1.5,"b":true,"z":null,"a":[1,"s"],"o":{"k":"v"}})"
@@ -442,7 +442,7 @@ TEST_F(FilelogTest, JsonValuesKeepTheirTypes) {
   struct Typed : FakeConsumer {
     std::vector<pdata::ValueKind> kinds;
     std::int64_t i = 0;
-    pipeline::ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
+    component::ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
       for (const auto& kv : b->resource_logs[0].scope_logs[0].log_records[0].attributes) {
         kinds.push_back(kv.value.kind);
         if (kv.key == "i") i = kv.value.int_value;
@@ -466,7 +466,7 @@ TEST_F(FilelogTest, JsonValuesKeepTheirTypes) {
 // rotated away again between two scans is never seen at all (as with any poller); so the
 // writer waits until the receiver has read from the current file before rotating it.
 void rotate_while_writing(const test::TempDir& dir, FakeConsumer& consumer,
-                          const config::FilelogReceiverConfig& c, FilelogReceiverOptions o, bool wait_seen) {
+                          const receiver::filelog::FilelogReceiverConfig& c, FilelogReceiverOptions o, bool wait_seen) {
   constexpr int kLines = 6000, kPerFile = 700;
   FilelogReceiver r("filelog", c, consumer, o);
   r.start();
@@ -610,7 +610,7 @@ TEST_F(FilelogTest, CheckpointAdvancesOnlyPastSettledBatchesAndARestartResumesTh
   // A new receiver on the same storage: lines 4.. again, 0..3 not.
   FakeConsumer second;
   auto c = cfg();
-  c.start_at = config::FilelogReceiverConfig::StartAt::kEnd;  // the checkpoint wins over start_at
+  c.start_at = receiver::filelog::FilelogReceiverConfig::StartAt::kEnd;  // the checkpoint wins over start_at
   FilelogReceiver r2("filelog", batched(c, 1), second, o);
   r2.start();
   ASSERT_TRUE(eventually([&] { return second.count() == 6; }));
@@ -634,7 +634,7 @@ TEST_F(FilelogTest, ARestartAfterRotationReadsTheNewFileFromItsStart) {
   append(dir_ / "r.log", join(numbered("two ", 0, 5)));
   FakeConsumer second;
   auto c = cfg("r.log");
-  c.start_at = config::FilelogReceiverConfig::StartAt::kEnd;
+  c.start_at = receiver::filelog::FilelogReceiverConfig::StartAt::kEnd;
   FilelogReceiver r2("filelog", batched(c), second, small_batches());
   r2.start();
   ASSERT_TRUE(eventually([&] { return second.count() == 5; }));
@@ -646,7 +646,7 @@ TEST_F(FilelogTest, ACorruptCheckpointMeansReadingFromTheBeginning) {
   std::ofstream(dir_ / "state/filelog-filelog.json") << "{ not json";
   append(dir_ / "c.log", "x\ny\n");
   auto c = cfg();
-  c.start_at = config::FilelogReceiverConfig::StartAt::kEnd;
+  c.start_at = receiver::filelog::FilelogReceiverConfig::StartAt::kEnd;
   FilelogReceiver r("filelog", c, consumer_);
   r.start();
   ASSERT_TRUE(eventually([&] { return consumer_.count() == 2; }));
@@ -775,7 +775,7 @@ TEST_F(FilelogTest, ReadingWaitsWhileTooManyBatchesAreUnsettled) {
 // applied `start_at: end` again, skipping what had been written in between.
 TEST_F(FilelogTest, TheCheckpointIsWrittenAtStartSoStartAtEndAppliesOnlyOnce) {
   auto c = cfg();
-  c.start_at = config::FilelogReceiverConfig::StartAt::kEnd;
+  c.start_at = receiver::filelog::FilelogReceiverConfig::StartAt::kEnd;
   {
     FilelogReceiver r("filelog", c, consumer_);
     r.start();
@@ -835,9 +835,9 @@ TEST_F(FilelogTest, MaxConcurrentFilesBoundsTheOpenFiles) {
 // in a child process as `nobody`, in a directory it owns.
 std::string unreadable_directory_scenario(const fs::path& dir) {
   const fs::path logs = dir / "logs";
-  config::FilelogReceiverConfig c;
+  receiver::filelog::FilelogReceiverConfig c;
   c.include = {logs / "*.log"};
-  c.start_at = config::FilelogReceiverConfig::StartAt::kBeginning;
+  c.start_at = receiver::filelog::FilelogReceiverConfig::StartAt::kBeginning;
   c.poll_interval = 10ms;
   c.storage = dir / "state";
   FakeConsumer consumer;

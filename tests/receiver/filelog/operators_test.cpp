@@ -11,7 +11,7 @@
 namespace tern::receiver::filelog {
 namespace {
 
-using Op = config::FilelogOperatorConfig;
+using Op = receiver::filelog::FilelogOperatorConfig;
 using Type = Op::Type;
 
 class OperatorsTest : public ::testing::Test {

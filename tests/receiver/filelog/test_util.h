@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "pdata/logs.h"
-#include "pipeline/consumer.h"
+#include "component/consumer.h"
 
 namespace tern::receiver::filelog::test {
 
@@ -30,19 +30,19 @@ struct Line {
   std::uint64_t time = 0;                                     // time_unix_nano
 };
 
-class FakeConsumer : public pipeline::Consumer {
+class FakeConsumer : public component::Consumer {
  public:
-  pipeline::ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
+  component::ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
     std::lock_guard lock(mu_);
     ++calls_;
     if (refuse_ > 0) {
       --refuse_;
       if (b->delivery) b->delivery->fail();  // as a full queue does
-      return pipeline::ConsumeResult::retry_later("full", std::chrono::milliseconds(5));
+      return component::ConsumeResult::retry_later("full", std::chrono::milliseconds(5));
     }
     if (invalid_ > 0) {
       --invalid_;
-      return {pipeline::ConsumeCode::kInvalid, "bad", {}, 0};
+      return {component::ConsumeCode::kInvalid, "bad", {}, 0};
     }
     for (const auto& rl : b->resource_logs)
       for (const auto& sl : rl.scope_logs)
@@ -62,13 +62,13 @@ class FakeConsumer : public pipeline::Consumer {
     // The batch itself is not kept: its token settles when the receiver lets go of it,
     // unless held here.
     if (hold_ && b->delivery) held_.push_back(b->delivery);
-    return pipeline::ConsumeResult::ok();
+    return component::ConsumeResult::ok();
   }
-  pipeline::ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData>) override {
-    return {pipeline::ConsumeCode::kInvalid, "logs only", {}, 0};
+  component::ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData>) override {
+    return {component::ConsumeCode::kInvalid, "logs only", {}, 0};
   }
-  pipeline::ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData>) override {
-    return {pipeline::ConsumeCode::kInvalid, "logs only", {}, 0};
+  component::ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData>) override {
+    return {component::ConsumeCode::kInvalid, "logs only", {}, 0};
   }
 
   void refuse(int n) {

@@ -38,7 +38,7 @@ std::string to_string(const grpc::ByteBuffer& b) {
 class OtlpGrpcTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    config::OtlpReceiverConfig c;
+    receiver::otlp::OtlpReceiverConfig c;
     c.grpc.enabled = true;
     c.grpc.endpoint = "127.0.0.1:0";
     c.grpc.max_recv_msg_size_mib = 1;
@@ -293,7 +293,7 @@ TEST_F(OtlpGrpcTest, OverSizeCallsRacingShutdown) {
 
 TEST(OtlpGrpcShutdown, FinishesCallInFlight) {
   BlockingConsumer consumer;
-  config::OtlpReceiverConfig c;
+  receiver::otlp::OtlpReceiverConfig c;
   c.grpc.enabled = true;
   c.grpc.endpoint = "127.0.0.1:0";
   OtlpReceiver receiver(c, consumer, {1, 2, std::chrono::seconds(20)});
@@ -321,7 +321,7 @@ TEST(OtlpGrpcShutdown, FinishesCallInFlight) {
 
 TEST(OtlpGrpcStart, BindErrorThrows) {
   RecordingConsumer consumer;
-  config::OtlpReceiverConfig c;
+  receiver::otlp::OtlpReceiverConfig c;
   c.grpc.enabled = true;
   c.grpc.endpoint = "127.0.0.1:0";
   OtlpReceiver first(c, consumer, {1, 1, std::chrono::seconds(1)});
@@ -333,7 +333,7 @@ TEST(OtlpGrpcStart, BindErrorThrows) {
 
 TEST(OtlpBothProtocols, StartAndShutdown) {
   RecordingConsumer consumer;
-  config::OtlpReceiverConfig c;
+  receiver::otlp::OtlpReceiverConfig c;
   c.grpc.enabled = true;
   c.grpc.endpoint = "127.0.0.1:0";
   c.http.enabled = true;

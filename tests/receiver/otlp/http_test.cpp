@@ -90,7 +90,7 @@ class OtlpHttpTest : public ::testing::Test {
 
   void start(std::vector<std::string> cors_origins, std::size_t max_body = 256 * 1024,
              std::uint64_t cors_max_age = 7200) {
-    config::OtlpReceiverConfig c;
+    receiver::otlp::OtlpReceiverConfig c;
     c.http.enabled = true;
     c.http.endpoint = "127.0.0.1:0";
     c.http.max_request_body_size = max_body;
@@ -400,7 +400,7 @@ TEST_F(OtlpHttpTest, UnknownPathIs404AndOtherMethodIs405) {
 // The Collector's traces_url_path and friends: each signal on its own configured path, the
 // default paths then unknown.
 TEST_F(OtlpHttpTest, ConfiguredUrlPathsRouteEachSignal) {
-  config::OtlpReceiverConfig c;
+  receiver::otlp::OtlpReceiverConfig c;
   c.http.enabled = true;
   c.http.endpoint = "127.0.0.1:0";
   c.http.logs_url_path = "/ingest/l";
@@ -612,7 +612,7 @@ TEST_F(OtlpHttpTest, ShutdownWhileIdleClosesKeepAliveConnections) {
 
 TEST(OtlpHttpShutdown, FinishesRequestInFlight) {
   BlockingConsumer consumer;
-  config::OtlpReceiverConfig c;
+  receiver::otlp::OtlpReceiverConfig c;
   c.http.enabled = true;
   c.http.endpoint = "127.0.0.1:0";
   OtlpReceiver receiver(c, consumer, {2, 1, std::chrono::seconds(20)});
@@ -636,7 +636,7 @@ TEST(OtlpHttpShutdown, FinishesRequestInFlight) {
 
 TEST(OtlpHttpStart, BindErrorThrows) {
   RecordingConsumer consumer;
-  config::OtlpReceiverConfig c;
+  receiver::otlp::OtlpReceiverConfig c;
   c.http.enabled = true;
   c.http.endpoint = "127.0.0.1:0";
   OtlpReceiver first(c, consumer, {1, 1, std::chrono::seconds(1)});

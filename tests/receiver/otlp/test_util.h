@@ -18,7 +18,7 @@
 #include "pdata/logs.h"
 #include "pdata/metrics.h"
 #include "pdata/trace.h"
-#include "pipeline/consumer.h"
+#include "component/consumer.h"
 
 namespace tern::receiver::otlp::test {
 
@@ -48,25 +48,25 @@ inline bool this_process_listens_on(std::uint16_t port) {
   return false;
 }
 
-class RecordingConsumer : public pipeline::Consumer {
+class RecordingConsumer : public component::Consumer {
  public:
   enum class Mode { kOk, kRetryLater, kInvalid, kPartial, kTooLarge };
   std::atomic<Mode> mode{Mode::kOk};
   std::atomic<std::uint64_t> partial_rejected{1};
 
-  pipeline::ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
+  component::ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
     std::lock_guard lock(mu);
     auto r = result();
     if (r.accepted()) logs.push_back(std::move(b));
     return r;
   }
-  pipeline::ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData> b) override {
+  component::ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData> b) override {
     std::lock_guard lock(mu);
     auto r = result();
     if (r.accepted()) traces.push_back(std::move(b));
     return r;
   }
-  pipeline::ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData> b) override {
+  component::ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData> b) override {
     std::lock_guard lock(mu);
     auto r = result();
     if (r.accepted()) metrics.push_back(std::move(b));
@@ -79,38 +79,38 @@ class RecordingConsumer : public pipeline::Consumer {
   std::vector<std::shared_ptr<pdata::MetricsData>> metrics;
 
  private:
-  pipeline::ConsumeResult result() {
+  component::ConsumeResult result() {
     switch (mode.load()) {
       case Mode::kOk:
-        return pipeline::ConsumeResult::ok();
+        return component::ConsumeResult::ok();
       case Mode::kRetryLater:
-        return pipeline::ConsumeResult::retry_later("queue is full", std::chrono::milliseconds(2500));
+        return component::ConsumeResult::retry_later("queue is full", std::chrono::milliseconds(2500));
       case Mode::kInvalid:
-        return {pipeline::ConsumeCode::kInvalid, "no thanks", {}, 0};
+        return {component::ConsumeCode::kInvalid, "no thanks", {}, 0};
       case Mode::kPartial:
-        return {pipeline::ConsumeCode::kOk, "dropped some", {}, partial_rejected.load()};
+        return {component::ConsumeCode::kOk, "dropped some", {}, partial_rejected.load()};
       case Mode::kTooLarge:
-        return {pipeline::ConsumeCode::kTooLarge, "can never fit", {}, 0};
+        return {component::ConsumeCode::kTooLarge, "can never fit", {}, 0};
     }
     return {};
   }
 };
 
 // Blocks in consume_logs until released: a request "in flight" for shutdown tests.
-class BlockingConsumer : public pipeline::Consumer {
+class BlockingConsumer : public component::Consumer {
  public:
   std::promise<void> entered;
   std::promise<void> release;
   std::atomic<int> consumed{0};
 
-  pipeline::ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData>) override {
+  component::ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData>) override {
     entered.set_value();
     release_future.wait();
     ++consumed;
-    return pipeline::ConsumeResult::ok();
+    return component::ConsumeResult::ok();
   }
-  pipeline::ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData>) override { return {}; }
-  pipeline::ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData>) override { return {}; }
+  component::ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData>) override { return {}; }
+  component::ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData>) override { return {}; }
 
  private:
   std::shared_future<void> release_future = release.get_future().share();

@@ -48,14 +48,14 @@ class OtlpReceiverTls : public ::testing::Test {
     return t;
   }
 
-  void start(const config::OtlpReceiverConfig& c) {
+  void start(const receiver::otlp::OtlpReceiverConfig& c) {
     receiver_ =
         std::make_unique<OtlpReceiver>(c, consumer_, OtlpReceiverOptions{1, 2, std::chrono::seconds(10)});
     receiver_->start();
   }
 
-  static config::OtlpReceiverConfig both(bool mutual) {
-    config::OtlpReceiverConfig c;
+  static receiver::otlp::OtlpReceiverConfig both(bool mutual) {
+    receiver::otlp::OtlpReceiverConfig c;
     c.http.enabled = true;
     c.http.endpoint = "127.0.0.1:0";
     c.http.tls = server_tls(mutual);
@@ -161,7 +161,7 @@ TEST_F(OtlpReceiverTls, GrpcMutualTls) {
 
 TEST_F(OtlpReceiverTls, FileThatCannotBeReadFailsStart) {
   const std::string missing = file("missing.pem");
-  auto expect_error = [&](const config::OtlpReceiverConfig& c, const std::string& key) {
+  auto expect_error = [&](const receiver::otlp::OtlpReceiverConfig& c, const std::string& key) {
     try {
       start(c);
       ADD_FAILURE() << "start() did not throw for " << key;

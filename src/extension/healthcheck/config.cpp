@@ -1,0 +1,36 @@
+#include "extension/healthcheck/config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "config/reader.h"
+#include "config/transport.h"
+
+namespace tern::extension {
+
+using config::DecodeContext;
+using config::MapReader;
+using config::check_backoff;
+using config::check_host_port;
+using config::join;
+using config::suggest;
+
+namespace {
+
+
+
+}  // namespace
+
+void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark&, HealthCheckExtensionConfig& c) {
+  r.str("endpoint", c.endpoint);
+  check_host_port(ctx, r, "endpoint", c.endpoint);
+  r.str("path", c.path);
+  if (!c.path.starts_with('/'))
+    ctx.error(r.mark("path"), fmt::format("{}: path must start with /", r.sub_path("path")));
+}
+
+}  // namespace tern::extension
