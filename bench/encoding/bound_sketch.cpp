@@ -7,15 +7,15 @@
 #include <string>
 #include <string_view>
 
-#include "encoding/elasticsearch/json_writer.h"
+#include "text/json_writer.h"
 
 namespace tern::bench {
 namespace {
 
-namespace json = encoding::es::json;
-using encoding::es::Cursor;
-using encoding::es::JsonWriter;
+namespace json = text::json;
+using Cursor = text::JsonCursor;
 using pdata::ValueKind;
+using text::JsonWriter;
 
 // The workload's route and its empty resource and scope, padded as Encoder keeps them.
 struct Fragments {

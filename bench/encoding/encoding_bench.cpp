@@ -16,9 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "bound_sketch.h"
-#include "encoding/elasticsearch/json_writer.h"
 #include "objmodel.h"
 #include "support/alloc_counter.h"
+#include "text/json_writer.h"
 #include "workload.h"
 
 namespace {
@@ -37,7 +37,8 @@ constexpr Size kSizes[] = {{"small", 10}, {"medium", 100}, {"large", 1000}, {"xl
 // encoder the output's bytes per item, and the second reserves by what it learned (a
 // workload above the initial guess reallocated once in the timed loop otherwise).
 template <class Impl, class Data>
-void warm_up(Impl& impl, const Data& data, EncodedBatch& out, void (Impl::*encode)(const Data&, EncodedBatch&)) {
+void warm_up(Impl& impl, const Data& data, EncodedBatch& out,
+             void (Impl::*encode)(const Data&, EncodedBatch&)) {
   (impl.*encode)(data, out);
   out.clear();
   (impl.*encode)(data, out);
@@ -100,7 +101,7 @@ void register_escape() {
         tern::bench::AllocScope allocs(st);
         for (auto _ : st) {
           out.clear();
-          tern::encoding::es::JsonWriter w(out, 0);
+          tern::text::JsonWriter w(out, 0);
           for (int k = 0; k < 64; ++k) w.string(t.value);
           w.finish();
           benchmark::DoNotOptimize(out.data());

@@ -17,8 +17,8 @@
 
 #include "cli/command.h"
 #include "service/components.h"
-#include "encoding/elasticsearch/encoder.h"
 #include "service/collector.h"
+#include "text/json_string.h"
 
 namespace {
 
@@ -43,7 +43,7 @@ class JsonMessageFlag final : public spdlog::custom_flag_formatter {
  public:
   void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
     std::string s;
-    tern::encoding::es::append_json_string(s, std::string_view(msg.payload.data(), msg.payload.size()));
+    tern::text::append_json_string(s, std::string_view(msg.payload.data(), msg.payload.size()));
     dest.append(s.data(), s.data() + s.size());
   }
   std::unique_ptr<custom_flag_formatter> clone() const override {

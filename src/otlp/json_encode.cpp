@@ -5,8 +5,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "encoding/base64.h"
 #include "otlp/json_codec.h"
+#include "text/base64.h"
 
 namespace tern::otlp {
 namespace {
@@ -160,10 +160,10 @@ void Writer::string(std::string_view s) {
 
 void Writer::base64(std::string_view s) {
   const std::size_t at = o_.size();
-  o_.resize(at + encoding::base64_size(s.size()) + 3);
+  o_.resize(at + text::base64_size(s.size()) + 3);
   char* d = o_.data() + at;
   *d++ = '"';
-  d = encoding::base64(d, s);
+  d = text::base64(d, s);
   *d++ = '"';
   o_.resize(static_cast<std::size_t>(d - o_.data()));
 }

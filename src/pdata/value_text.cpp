@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "encoding/base64.h"
+#include "text/base64.h"
 
 namespace tern::pdata {
 
@@ -113,7 +113,7 @@ bool append_json_scalar(std::string& out, const AnyValue& v, GoJson flavor) {
         out += "null";
       } else {
         out += '"';
-        out += encoding::base64(v.string_value);
+        out += text::base64(v.string_value);
         out += '"';
       }
       return true;
@@ -252,7 +252,7 @@ std::string pcommon_as_string(const AnyValue& v) {
       out = v.string_value;
       break;
     case ValueKind::Bytes:
-      out = encoding::base64(v.string_value);
+      out = text::base64(v.string_value);
       break;
     case ValueKind::Double:
       if (std::isnan(v.double_value)) {

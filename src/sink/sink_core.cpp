@@ -1,7 +1,5 @@
 #include "sink/sink_core.h"
 
-#include "encoding/elasticsearch/encoder.h"
-
 #include <fmt/format.h>
 #include <simdjson.h>
 
@@ -17,12 +15,14 @@
 #include <vector>
 
 #include "compression/gzip.h"
+#include "encoding/elasticsearch/index_name.h"
 #include "text/ascii.h"
+#include "text/json_string.h"
 #include "text/lowercase.h"
 
 namespace tern::sink {
 
-using encoding::es::append_json_string;  // JSON strings, invalid UTF-8 replaced
+using text::append_json_string;  // JSON strings, invalid UTF-8 replaced
 
 bool glob_match(std::string_view p, std::string_view s) {
   // Iterative `*` matching with single backtrack point: linear-ish, no recursion.

@@ -9,7 +9,7 @@
 #include "encoding/elasticsearch/encoder.h"
 #include "encoding/elasticsearch/encoder_internal.h"
 #include "encoding/elasticsearch/flat_document.h"
-#include "encoding/elasticsearch/json_writer.h"
+#include "text/json_writer.h"
 
 namespace tern::encoding::es {
 

@@ -19,9 +19,9 @@
 
 #include "encoding/elasticsearch/encoder_internal.h"
 #include "encoding/elasticsearch/flat_document.h"
-#include "encoding/elasticsearch/json_writer.h"
 #include "pdata/value_text.h"
 #include "text/ascii.h"
+#include "text/json_writer.h"
 #include "text/lowercase.h"
 
 namespace tern::encoding::es {
@@ -114,7 +114,7 @@ constexpr std::size_t kShortMember = 64;
 constexpr std::size_t kKeyMemberRoom = 1 + 16 + 3 + std::max<std::size_t>(16 + 2, json::kDoubleRoom + 1);
 constexpr std::size_t kKeyMemberLongRoom = 1 + 16 + 3 + json::escaped_room(kShortMember - 1) + 2;
 template <bool kLongStrings>
-[[gnu::always_inline]] inline bool key_member(Cursor& c, std::string_view key, const AnyValue& v) {
+[[gnu::always_inline]] inline bool key_member(JsonCursor& c, std::string_view key, const AnyValue& v) {
   const std::size_t nk = key.size(), nv = v.string_value.size();
   if (nk - 1 >= 16 || !json::page_holds16(key.data())) return false;  // 0 wraps
   const bool string = v.kind == ValueKind::String;
@@ -179,7 +179,7 @@ template <bool kLongStrings>
 constexpr std::size_t kShortMemberRoom = 2 * json::string_room(kShortMember) + 2;
 static_assert(json::string_room(kShortMember) >= json::kDoubleRoom);
 template <bool kLongStrings = false>
-[[gnu::always_inline]] inline bool short_member(Cursor& c, std::string_view key, const AnyValue& v) {
+[[gnu::always_inline]] inline bool short_member(JsonCursor& c, std::string_view key, const AnyValue& v) {
 #if defined(TERN_JSON_PAGE_READS)
   if (key_member<kLongStrings>(c, key, v)) return true;
 #endif
@@ -217,7 +217,7 @@ template <bool kLongStrings = false>
 // An object's members, each followed by ','; the caller turns the last ',' into what
 // closes the object. Scalars go through the cursor, the rest through write_value.
 void write_members(JsonWriter& w, const pdata::Vec<KeyValue>& kv, int depth) {
-  Cursor c(w);
+  JsonCursor c(w);
   for (const auto& e : kv) {
     if (short_member<true>(c, e.key, e.value)) continue;
     c.sync();
@@ -642,20 +642,6 @@ inline bool finite(double d) { return std::isfinite(d); }
 }  // namespace
 
 // ---- public helpers ---------------------------------------------------------
-
-// Exact growth (chunk 0): callers append small pieces to long-lived strings.
-void append_json_string(std::string& out, std::string_view s) {
-  JsonWriter w(out, 0);
-  if (s.size() <= json::kInlineString)
-    w.done(json::string(w.at(json::string_room(s.size())), s));  // one resize, then the trim
-  else
-    w.string(s);
-}
-
-void append_double(std::string& o, double d) {
-  JsonWriter w(o, 0);
-  w.dbl(d);
-}
 
 std::string_view receiver_from_scope_name(std::string_view name) {
   // Equivalent of the first match of /receiver/(\w*receiver): the longest
@@ -1166,7 +1152,7 @@ static_assert(std::string_view("event.name").size() == 10 &&
 // `log_record`: the map is a log record's, whose elasticsearch.ingest_pipeline is its
 // pipeline under logs_dynamic_pipeline (left out then; in any other map it is written).
 template <bool kMayTakeBack>
-[[gnu::always_inline]] inline bool Encoder::write_attribute_members(Cursor& c, JsonWriter& w,
+[[gnu::always_inline]] inline bool Encoder::write_attribute_members(JsonCursor& c, JsonWriter& w,
                                                                     const Attributes& attrs,
                                                                     const AnyValue** event_attribute,
                                                                     bool metrics_mode, bool log_record) {
@@ -1219,7 +1205,7 @@ template <bool kMayTakeBack>
 
 namespace {
 // Ends an object whose members each came with a ',': the last one becomes the '}'.
-[[gnu::always_inline]] inline void close_members(Cursor& c) {
+[[gnu::always_inline]] inline void close_members(JsonCursor& c) {
   char* d = c.ptr();  // turning the last ',' into '}' needs no room
   if (d[-1] == ',') {
     d[-1] = '}';
@@ -1235,7 +1221,7 @@ void Encoder::write_attributes(JsonWriter& w, bool& first, const Attributes& att
                                std::string_view event_name, bool log_record) {
   if (attrs.empty() && event_name.empty()) return;
   field(w, first, "\"attributes\":{");
-  Cursor c(w);
+  JsonCursor c(w);
   write_attribute_members<false>(c, w, attrs, nullptr, metrics_mode, log_record);
   if (!event_name.empty()) {
     c.sync();
@@ -1283,7 +1269,7 @@ void Encoder::take_back(JsonWriter& w, CachedRoute& route, const EncodedItem& it
 [[gnu::always_inline]] inline bool Encoder::write_log_record(JsonWriter& w, const pdata::LogRecord& r,
                                                              EncodedItem& item) {
   CachedRoute& route = scope_route_;
-  Cursor c(w);
+  JsonCursor c(w);
   char* d = c.room(route.record_room + json::string_room(r.severity_text.size()));
   d = inline_action(d, route, w.pos(d), item);
   d = json::lit(d, "{\"@timestamp\":");
@@ -1311,7 +1297,7 @@ void Encoder::take_back(JsonWriter& w, CachedRoute& route, const EncodedItem& it
 
 // What follows the attributes in every otel log document, and its item; `c` is the
 // writer's cursor.
-[[gnu::always_inline]] inline void Encoder::end_log_document(Cursor& c, JsonWriter& w,
+[[gnu::always_inline]] inline void Encoder::end_log_document(JsonCursor& c, JsonWriter& w,
                                                              const pdata::LogRecord& r,
                                                              const AnyValue* event_attribute,
                                                              EncodedItem& item) {
@@ -1472,7 +1458,7 @@ void Encoder::encode_logs_into(const pdata::LogsData& logs, EncodedBatch& out) {
   w.done(id_field(d, ",\"span_id\":", r.span_id));
   bool first = false;
   write_attributes(w, first, r.attributes, false, {}, /*log_record=*/true);
-  Cursor c(w);
+  JsonCursor c(w);
   end_log_document(c, w, r, keys.event_name, item);
   return true;
 }
@@ -1576,7 +1562,7 @@ constexpr std::size_t kSpanFixedRoom =
 [[gnu::always_inline]] inline bool Encoder::write_span(JsonWriter& w, const pdata::Span& s,
                                                        EncodedItem& item) {
   CachedRoute& route = scope_route_;
-  Cursor c(w);
+  JsonCursor c(w);
   char* d = c.room(json::padded_room(route.action) + json::padded_room(route.data_stream) + kSpanFixedRoom +
                    json::string_room(s.trace_state.size()) + json::string_room(s.name.size()));
   d = inline_action(d, route, w.pos(d), item);
@@ -1992,7 +1978,7 @@ void Encoder::write_point_head(JsonWriter& w, const Route& route, const Attribut
     write_data_stream(w, route);
   }
   if (!attrs.empty()) {  // write_attributes' work, without its call
-    Cursor c(w);
+    JsonCursor c(w);
     c.done(json::lit(c.room(16), ",\"attributes\":{"));
     write_attribute_members<false>(c, w, attrs, nullptr, true);
     close_members(c);

@@ -16,15 +16,25 @@
 #include <string_view>
 #include <vector>
 
+#include "encoding/elasticsearch/index_name.h"
 #include "encoding/encoded_batch.h"
 #include "pdata/logs.h"
 #include "pdata/metrics.h"
 #include "pdata/trace.h"
 
+namespace tern::text {
+class JsonWriter;
+class JsonCursor;
+namespace json {}
+}  // namespace tern::text
+
 namespace tern::encoding::es {
 
-class JsonWriter;
-class Cursor;
+// The encoder writes through text/json_writer.h, by these short names.
+using text::JsonCursor;
+using text::JsonWriter;
+namespace json = text::json;
+
 class FlatDocument;
 
 // How documents are shaped (`mapping.mode`, as the OpenTelemetry Collector names them).
@@ -107,16 +117,9 @@ void resolve_legacy_route(std::string_view static_index, std::string_view type,
 
 // Spec section 3 helpers, exposed for tests.
 std::string_view receiver_from_scope_name(std::string_view scope_name);  // "" when no match
-// The characters Elasticsearch refuses in an index name (besides upper case): sanitizing
-// turns each into '_'; `tern sink` refuses names that hold one.
-inline constexpr std::string_view kIndexNameForbidden = "\\/*?\"<>| ,#:";
-void sanitize_dataset(std::string_view in, std::string& out);            // without ".otel"
+// Each character of kIndexNameForbidden (index_name.h) becomes '_'.
+void sanitize_dataset(std::string_view in, std::string& out);  // without ".otel"
 void sanitize_namespace(std::string_view in, std::string& out);
-// Appends `s` as a JSON string (quotes included), invalid UTF-8 -> U+FFFD.
-void append_json_string(std::string& out, std::string_view s);
-// Appends a double in shortest round-trip form, always with '.' or exponent.
-// Non-finite values are written as null (JSON has no NaN).
-void append_double(std::string& out, double d);
 
 class Encoder {
  public:
@@ -137,7 +140,7 @@ class Encoder {
   };
   struct Group {
     std::uint64_t hash;
-    std::uint32_t head, tail;                                // PointRef indexes
+    std::uint32_t head, tail;  // PointRef indexes
     // The route of a group a point with routing attributes opened: its strings in pool_.
     std::uint32_t pool_off, index_len, dataset_len, ns_len;
     bool data_stream;
@@ -195,7 +198,7 @@ class Encoder {
   // The members of an attributes object through the writer's cursor `c`; false when a
   // document written in one pass (kMayTakeBack) has a route of its own (encoder.cpp).
   template <bool kMayTakeBack>
-  bool write_attribute_members(Cursor& c, JsonWriter& w, const pdata::Attributes& attrs,
+  bool write_attribute_members(JsonCursor& c, JsonWriter& w, const pdata::Attributes& attrs,
                                const pdata::AnyValue** event_attribute, bool metrics_mode,
                                bool log_record = false);
   char* inline_action(char* d, CachedRoute& route, std::size_t start, EncodedItem& item);
@@ -203,7 +206,7 @@ class Encoder {
   void take_back(JsonWriter& w, CachedRoute& route, const EncodedItem& item);
   // An otel log document from after its attributes to its end; it completes `item`, which
   // internal::open_item() began.
-  void end_log_document(Cursor& c, JsonWriter& w, const pdata::LogRecord& r,
+  void end_log_document(JsonCursor& c, JsonWriter& w, const pdata::LogRecord& r,
                         const pdata::AnyValue* event_attribute, EncodedItem& item);
   // The scope's `elastic.mapping.mode` attribute (its text, of any kind; "" is none)
   // overrides config_.mode for its items, as in the OpenTelemetry Collector; nullopt for a mode this

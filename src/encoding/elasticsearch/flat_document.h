@@ -22,10 +22,13 @@
 #include <string_view>
 #include <vector>
 
-#include "encoding/elasticsearch/json_writer.h"
 #include "pdata/common.h"
+#include "text/json_writer.h"
 
 namespace tern::encoding::es {
+
+using text::JsonWriter;
+namespace json = text::json;
 
 class FlatDocument {
  public:

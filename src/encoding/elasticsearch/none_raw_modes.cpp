@@ -5,11 +5,11 @@
 #include <charconv>
 #include <cmath>
 
-#include "encoding/base64.h"
 #include "encoding/elasticsearch/encoder.h"
 #include "encoding/elasticsearch/encoder_internal.h"
 #include "encoding/elasticsearch/flat_document.h"
-#include "encoding/elasticsearch/json_writer.h"
+#include "text/base64.h"
+#include "text/json_writer.h"
 
 namespace tern::encoding::es {
 
@@ -41,9 +41,9 @@ void go_double(JsonWriter& w, double v) {
 }
 
 void go_base64(JsonWriter& w, std::string_view s) {
-  char* d = w.at(encoding::base64_size(s.size()) + 3);
+  char* d = w.at(text::base64_size(s.size()) + 3);
   *d++ = '"';
-  d = encoding::base64(d, s);
+  d = text::base64(d, s);
   *d++ = '"';
   w.done(d);
 }

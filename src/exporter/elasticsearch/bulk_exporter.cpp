@@ -1,7 +1,5 @@
 #include "exporter/elasticsearch/bulk_exporter.h"
 
-#include "encoding/elasticsearch/encoder.h"
-
 #include <fmt/format.h>
 #include <simdjson.h>
 #include <spdlog/spdlog.h>
@@ -24,9 +22,10 @@
 
 #include "compression/gzip.h"
 #include "exporter/elasticsearch/config.h"
-#include "encoding/base64.h"
 #include "exporter/elasticsearch/bulk_response.h"
 #include "exporter/elasticsearch/http_client.h"
+#include "text/base64.h"
+#include "text/json_string.h"
 
 #ifndef TERN_VERSION
 #define TERN_VERSION "0.0.0"
@@ -35,7 +34,7 @@
 namespace tern::exporter::es {
 namespace {
 
-using encoding::es::append_json_string;  // JSON strings, invalid UTF-8 replaced
+using text::append_json_string;  // JSON strings, invalid UTF-8 replaced
 
 using std::chrono::milliseconds;
 
@@ -217,7 +216,7 @@ struct BulkExporter::Impl {
     if (!opt.api_key.empty()) {
       http.headers.emplace_back("Authorization", "ApiKey " + opt.api_key);
     } else if (!opt.user.empty()) {
-      http.headers.emplace_back("Authorization", "Basic " + encoding::base64(opt.user + ":" + opt.password));
+      http.headers.emplace_back("Authorization", "Basic " + text::base64(opt.user + ":" + opt.password));
     }
     // Configured headers last: they win over the defaults above (HttpClient uses set()).
     for (const auto& [k, v] : opt.headers) http.headers.emplace_back(k, v);

@@ -9,7 +9,7 @@
 
 #include <re2/re2.h>
 
-#include "encoding/base64.h"
+#include "text/base64.h"
 #include "encoding/elasticsearch/encoder.h"
 #include "text/ascii.h"
 #include "text/endpoint.h"
@@ -38,7 +38,7 @@ std::string cloud_id_url(std::string_view id, std::string& why) {
     why = "expected <name>:<base64 text>";
     return {};
   }
-  const std::optional<std::string> decoded = tern::encoding::base64_decode(id.substr(colon + 1));
+  const std::optional<std::string> decoded = tern::text::base64_decode(id.substr(colon + 1));
   if (!decoded) {
     why = "the part after the first ':' is not base64";
     return {};

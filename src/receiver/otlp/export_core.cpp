@@ -1,7 +1,5 @@
 #include "receiver/otlp/export_core.h"
 
-#include "encoding/elasticsearch/encoder.h"
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -10,6 +8,7 @@
 
 #include "otlp/json_codec.h"
 #include "otlp/proto_codec.h"
+#include "text/json_string.h"
 
 namespace tern::receiver::otlp {
 namespace {
@@ -183,7 +182,7 @@ std::string export_response_json(Signal signal, std::uint64_t rejected, std::str
   if (!message.empty()) {
     if (comma) out += ',';
     out += "\"errorMessage\":";
-    append_json_string(out, message);
+    text::append_json_string(out, message);
   }
   out += "}}";
   return out;
@@ -220,7 +219,7 @@ std::string status_proto(int code, std::string_view message, std::chrono::millis
 
 std::string status_json(int code, std::string_view message) {
   std::string out = "{\"code\":" + std::to_string(code) + ",\"message\":";
-  append_json_string(out, message);
+  text::append_json_string(out, message);
   out += '}';
   return out;
 }
@@ -231,7 +230,5 @@ std::optional<Signal> signal_for_grpc_method(std::string_view method) {
   if (method == "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export") return Signal::Metrics;
   return std::nullopt;
 }
-
-void append_json_string(std::string& out, std::string_view s) { encoding::es::append_json_string(out, s); }
 
 }  // namespace tern::receiver::otlp

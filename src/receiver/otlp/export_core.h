@@ -84,7 +84,4 @@ std::string status_json(int code, std::string_view message);
 // "/opentelemetry.proto.collector.logs.v1.LogsService/Export" -> Logs, etc.
 std::optional<Signal> signal_for_grpc_method(std::string_view method);
 
-// Appends `s` as a JSON string literal (quotes included).
-void append_json_string(std::string& out, std::string_view s);
-
 }  // namespace tern::receiver::otlp

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "text/json_string.h"
 
 namespace tern::encoding::es::test {
 namespace {
@@ -165,14 +166,14 @@ TEST(EsAttributes, GeoMergingWithRepeatedHalves) {
 
 TEST(EsStrings, EscapingAndInvalidUtf8) {
   std::string out;
-  append_json_string(out, std::string_view("a\"b\\c\n\t\x01\x1f\x7f", 10));
+  text::append_json_string(out, std::string_view("a\"b\\c\n\t\x01\x1f\x7f", 10));
   EXPECT_EQ(out, "\"a\\\"b\\\\c\\n\\t\\u0001\\u001f\x7f\"");
   out.clear();
-  append_json_string(out, "h\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
+  text::append_json_string(out, "h\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
   EXPECT_EQ(out, "\"h\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"");
   out.clear();
   // lone continuation, overlong, surrogate, truncated 3-byte, > U+10FFFF
-  append_json_string(out, "\x80|\xC0\xAF|\xED\xA0\x80|\xE2\x82|\xF4\x90\x80\x80");
+  text::append_json_string(out, "\x80|\xC0\xAF|\xED\xA0\x80|\xE2\x82|\xF4\x90\x80\x80");
   const std::string fffd = "\xEF\xBF\xBD";
   EXPECT_EQ(out, "\"" + fffd + "|" + fffd + fffd + "|" + fffd + fffd + fffd + "|" + fffd + fffd + "|" + fffd +
                      fffd + fffd + fffd + "\"");
@@ -181,7 +182,7 @@ TEST(EsStrings, EscapingAndInvalidUtf8) {
 TEST(EsStrings, Doubles) {
   auto d = [](double v) {
     std::string o;
-    append_double(o, v);
+    text::append_json_double(o, v);
     return o;
   };
   EXPECT_EQ(d(42), "42.0");

@@ -1,11 +1,11 @@
-// Edge cases of the encoder's fast paths (src/encoding/elasticsearch/json_writer.h):
+// Edge cases of the encoder's fast paths (src/text/json_writer.h):
 // the block-wise escape scan against a byte-at-a-time reference at every
 // position of 16/32-byte blocks, short strings read with a 16-byte load (what
 // follows them, and the end of a page), invalid UTF-8 straddling block boundaries,
 // long strings crossing the writer's escape blocks, number formatting at
 // digit-count boundaries, the double fast path against std::to_chars, and the
 // timestamp/millisecond caches when consecutive values change.
-#include "encoding/elasticsearch/json_writer.h"
+#include "text/json_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "text/json_string.h"
 
 namespace tern::encoding::es::test {
 namespace {
@@ -95,7 +96,7 @@ std::string reference_escape(std::string_view s) {
 
 std::string escape(std::string_view s) {
   std::string out;
-  append_json_string(out, s);
+  text::append_json_string(out, s);
   return out;
 }
 
@@ -319,7 +320,7 @@ TEST(EsJsonWriter, DoubleFastPathMatchesToChars) {
   };
   auto fast = [](double d) {
     std::string o;
-    append_double(o, d);
+    text::append_json_double(o, d);
     return o;
   };
   for (int i = -110000; i <= 110000; ++i) ASSERT_EQ(fast(i), slow(i)) << i;
@@ -548,7 +549,7 @@ TEST(EsJsonWriter, GrowsTrimsAndAppends) {
   }
   EXPECT_EQ(out, "prefix0123!");
   std::string small = "s";
-  append_json_string(small, "x");
+  text::append_json_string(small, "x");
   EXPECT_EQ(small, "s\"x\"");
   EXPECT_EQ(small.size(), 4u);
 

@@ -1,4 +1,4 @@
-#include "encoding/elasticsearch/json_writer.h"
+#include "text/json_writer.h"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 
 #include "text/string_growth.h"
 
-namespace tern::encoding::es {
+namespace tern::text {
 namespace {
 
 // Input bytes escaped per reservation (worst case 6 output bytes each).
@@ -401,4 +401,4 @@ char* JsonWriter::format_timestamp(char* d, std::uint64_t ns, int slot) {
   return d + c.text_len;
 }
 
-}  // namespace tern::encoding::es
+}  // namespace tern::text

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace tern::encoding {
+namespace tern::text {
 
 // Length of the base64 text of n bytes.
 constexpr std::size_t base64_size(std::size_t n) { return 4 * ((n + 2) / 3); }
@@ -59,4 +59,4 @@ inline std::optional<std::string> base64_decode(std::string_view s) {
   return out;
 }
 
-}  // namespace tern::encoding
+}  // namespace tern::text

@@ -1,7 +1,7 @@
-// src/encoding/base64.h: RFC 4648 test vectors, every length around the 3-byte groups,
+// src/text/base64.h: RFC 4648 test vectors, every length around the 3-byte groups,
 // all byte values, and inputs larger than one OpenSSL piece (3 MiB) against a plain
 // reference encoder.
-#include "encoding/base64.h"
+#include "text/base64.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-namespace tern::encoding {
+namespace tern::text {
 namespace {
 
 std::string reference(std::string_view s) {
@@ -74,4 +74,4 @@ TEST(Base64, InputsLargerThanOnePiece) {
 }
 
 }  // namespace
-}  // namespace tern::encoding
+}  // namespace tern::text
