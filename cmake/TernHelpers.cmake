@@ -1,6 +1,11 @@
 # tern_add_library(name SOURCES... [LIBS ...]): a part library, linked into `tern`.
+# FOUNDATION: the bottom of the layering (src/text), which links no other part, not even pdata.
 function(tern_add_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "FOUNDATION" "" "SOURCES;LIBS" ${ARGN})
+  set(_base tern_pdata)
+  if(ARG_FOUNDATION)
+    set(_base "")
+  endif()
   # Sources that do not exist (yet) are left out with a warning, so that one part being
   # written never stops the rest of the tree from configuring.
   set(_sources "")
@@ -19,11 +24,12 @@ function(tern_add_library name)
   if(_sources)
     add_library(${name} STATIC ${_sources})
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
-    target_link_libraries(${name} PUBLIC tern_pdata ${ARG_LIBS})
+    target_compile_features(${name} PUBLIC cxx_std_20)
+    target_link_libraries(${name} PUBLIC ${_base} ${ARG_LIBS})
   else()
     add_library(${name} INTERFACE)
     target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR}/src)
-    target_link_libraries(${name} INTERFACE tern_pdata ${ARG_LIBS})
+    target_link_libraries(${name} INTERFACE ${_base} ${ARG_LIBS})
   endif()
   set_property(GLOBAL APPEND PROPERTY TERN_CLI_LIBS ${name})
   # For the layering check (tern_check_layering): the folder of src/ the library owns.
@@ -31,6 +37,14 @@ function(tern_add_library name)
   set_property(TARGET ${name} PROPERTY TERN_FOLDER "${_folder}")
   set_property(TARGET ${name} PROPERTY TERN_SOURCES "${_sources}")
   set_property(GLOBAL APPEND PROPERTY TERN_LAYERED_LIBS ${name})
+endfunction()
+
+# tern_add_component(name SOURCES... [LIBS ...]): a library of receivers, processors,
+# exporters or extensions. The service links every one (its registry, components.cpp, names
+# their factories), so a new component is its folder plus one line there.
+function(tern_add_component name)
+  tern_add_library(${name} ${ARGN})
+  set_property(GLOBAL APPEND PROPERTY TERN_COMPONENT_LIBS ${name})
 endfunction()
 
 # The tern_* libraries `lib` links, directly or not.

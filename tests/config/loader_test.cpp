@@ -9,6 +9,7 @@
 
 #include "config/loader.h"
 #include "service/components.h"
+#include "exporter/debug/config.h"
 #include "exporter/elasticsearch/config.h"
 #include "exporter/otlp/config.h"
 #include "extension/filestorage/config.h"
@@ -26,6 +27,7 @@
 namespace tern::config {
 namespace {
 
+using exporter::debug::DebugExporterConfig;
 using exporter::es::ElasticsearchExporterConfig;
 using exporter::otlp::OtlpExporterConfig;
 using extension::FileStorageExtensionConfig;
@@ -2342,6 +2344,7 @@ service:
 namespace tern::config {
 namespace {
 
+using exporter::debug::DebugExporterConfig;
 using exporter::es::ElasticsearchExporterConfig;
 using exporter::otlp::OtlpExporterConfig;
 using extension::FileStorageExtensionConfig;
@@ -2445,6 +2448,7 @@ service:
 namespace tern::config {
 namespace {
 
+using exporter::debug::DebugExporterConfig;
 using exporter::es::ElasticsearchExporterConfig;
 using exporter::otlp::OtlpExporterConfig;
 using extension::FileStorageExtensionConfig;
@@ -2539,6 +2543,7 @@ service:
 namespace tern::config {
 namespace {
 
+using exporter::debug::DebugExporterConfig;
 using exporter::es::ElasticsearchExporterConfig;
 using exporter::otlp::OtlpExporterConfig;
 using extension::FileStorageExtensionConfig;
@@ -2638,6 +2643,7 @@ service:
 namespace tern::config {
 namespace {
 
+using exporter::debug::DebugExporterConfig;
 using exporter::es::ElasticsearchExporterConfig;
 using exporter::otlp::OtlpExporterConfig;
 using extension::FileStorageExtensionConfig;

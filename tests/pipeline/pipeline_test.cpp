@@ -10,13 +10,13 @@ namespace tern::pipeline {
 namespace {
 
 // An exporter stage that records what it got and answers what it is told to.
-class RecordingStage final : public ExporterStage {
+class RecordingStage final : public Exporter {
  public:
   ConsumeResult answer = ConsumeResult::ok();
   std::vector<std::shared_ptr<pdata::LogsData>> logs;
   void start() override {}
   void shutdown(std::chrono::milliseconds) override {}
-  void collect_metrics(std::vector<MetricSample>&) const override {}
+  void collect_metrics(std::vector<component::MetricSample>&) const override {}
   ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
     logs.push_back(std::move(b));
     return answer;
@@ -88,10 +88,10 @@ TEST(Pipeline, TheLargestPartialRejectionIsTheAnswer) {
   c->answer = ConsumeResult::ok();
   router.add(pdata::Signal::Logs,
              std::make_shared<Pipeline>("logs/a", std::vector<std::shared_ptr<component::Processor>>{},
-                                        std::vector<std::shared_ptr<ExporterStage>>{c}));
+                                        std::vector<std::shared_ptr<Exporter>>{c}));
   router.add(pdata::Signal::Logs,
              std::make_shared<Pipeline>("logs/b", std::vector<std::shared_ptr<component::Processor>>{},
-                                        std::vector<std::shared_ptr<ExporterStage>>{b}));
+                                        std::vector<std::shared_ptr<Exporter>>{b}));
   r = router.consume_logs(logs());
   ASSERT_TRUE(r.accepted());
   EXPECT_EQ(r.rejected, 3u);
@@ -102,9 +102,9 @@ TEST(ReceiverRouter, PipelinesThatChangeBatchesGetTheirOwnCopy) {
   auto a = std::make_shared<RecordingStage>(), b = std::make_shared<RecordingStage>();
   ReceiverRouter router;
   router.add(pdata::Signal::Logs, std::make_shared<Pipeline>("logs/a", std::vector{upsert("team", "a")},
-                                                             std::vector<std::shared_ptr<ExporterStage>>{a}));
+                                                             std::vector<std::shared_ptr<Exporter>>{a}));
   router.add(pdata::Signal::Logs, std::make_shared<Pipeline>("logs/b", std::vector{upsert("team", "b")},
-                                                             std::vector<std::shared_ptr<ExporterStage>>{b}));
+                                                             std::vector<std::shared_ptr<Exporter>>{b}));
   ASSERT_TRUE(router.consume_logs(logs()).accepted());
   ASSERT_EQ(a->logs.size(), 1u);
   ASSERT_EQ(b->logs.size(), 1u);

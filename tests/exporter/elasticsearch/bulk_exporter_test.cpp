@@ -16,7 +16,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
-#include "config/config.h"
+#include "exporter/elasticsearch/config.h"
 #include "exporter/elasticsearch/test_support.h"
 #include "sink/sink_server.h"
 

@@ -18,8 +18,8 @@
 
 #include <sstream>
 
-#include "../exporter/otlp/test_servers.h"
-#include "../otlp/otlp_fixtures.h"
+#include "test_servers.h"
+#include "../../otlp/otlp_fixtures.h"
 #include "otlp/json_codec.h"
 #include "otlp/proto_codec.h"
 #include "exporter/otlp/otlp_exporter.h"
