@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "exporter/debug/factory.h"
 #include "exporter/elasticsearch/factory.h"
 #include "exporter/otlp/factory.h"
 #include "extension/filestorage/factory.h"
@@ -34,6 +35,7 @@ const config::Catalog& components() {
       &exporter::es::factory(),
       &exporter::otlp::grpc_factory(),
       &exporter::otlp::http_factory(),
+      &exporter::debug::factory(),
       // extensions
       &extension::health_check_factory(),
       &extension::file_storage_factory(),
