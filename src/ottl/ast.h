@@ -14,36 +14,26 @@
 
 namespace tern::ottl {
 
+// The comparison operators of conditions.
+enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
+
+struct ConverterDef;
+struct EditorDef;
+
 struct Condition::Node {
-  enum class Op {
-    kOr,
-    kAnd,
-    kNot,
-    kEq,
-    kNe,
-    kLt,
-    kLe,
-    kGt,
-    kGe,
-    kLiteral,
-    kPath,
-    kIsMatch,
-    kIsString,
-    kIsInt,
-    kIsDouble,
-    kIsBool,
-    kIsMap,
-    kIsList,
-  };
+  enum class Op { kOr, kAnd, kNot, kCompare, kLiteral, kPath, kConverter };
   Op op = Op::kLiteral;
-  std::unique_ptr<Node> a, b;
+  std::unique_ptr<Node> a, b;  // kNot: a; kCompare: a `cmp` b
   // kOr, kAnd: every operand of a chain (`x or y or z`), evaluated in a loop. A chain as
   // nested binary nodes was evaluated and freed by recursion as deep as the chain was long.
+  // kConverter: its value arguments.
   std::vector<std::unique_ptr<Node>> operands;
+  Cmp cmp = Cmp::kEq;
   Value literal;
   std::string literal_text;  // what a string literal's value points into
   Path path;
-  std::unique_ptr<re2::RE2> regex;
+  const ConverterDef* converter = nullptr;  // kConverter
+  std::unique_ptr<re2::RE2> regex;          // kConverter: its pattern argument
 };
 
 // replace_pattern's replacement, resolved against the regex's groups as Go's regexp.Expand
@@ -53,14 +43,21 @@ struct ReplacementPiece {
   int group = -1;  // >= 0: that group's match instead of text
 };
 
+// An editor's argument after its target; which member is set depends on its parameter kind
+// (functions.h).
+struct Arg {
+  std::unique_ptr<Condition::Node> value;     // Param::kValue: a literal or a path
+  std::string text;                           // Param::kString
+  std::vector<std::string> list;              // Param::kKeyList
+  std::unique_ptr<re2::RE2> regex;            // Param::kPattern
+  std::vector<ReplacementPiece> replacement;  // Param::kReplacement
+};
+
 struct Statement::Impl {
-  enum class Editor { kSet, kDeleteKey, kDeleteMatchingKeys, kKeepKeys, kReplacePattern };
-  Editor editor = Editor::kSet;
-  std::unique_ptr<Condition::Node> target, value, where;
-  std::string key;                  // delete_key
-  std::vector<std::string> keep;    // keep_keys
-  std::unique_ptr<re2::RE2> regex;  // delete_matching_keys, replace_pattern
-  std::vector<ReplacementPiece> replacement;
+  const EditorDef* editor = nullptr;
+  std::unique_ptr<Condition::Node> target;  // a path
+  std::vector<Arg> args;
+  std::unique_ptr<Condition::Node> where;  // null: always
 };
 
 }  // namespace tern::ottl

@@ -10,40 +10,39 @@ using Op = Condition::Node::Op;
 namespace {
 
 template <class T>
-bool ordered(const T& a, const T& b, Op op) {
+bool ordered(const T& a, const T& b, Cmp op) {
   switch (op) {
-    case Op::kEq:
+    case Cmp::kEq:
       return a == b;
-    case Op::kNe:
+    case Cmp::kNe:
       return a != b;
-    case Op::kLt:
+    case Cmp::kLt:
       return a < b;
-    case Op::kLe:
+    case Cmp::kLe:
       return a <= b;
-    case Op::kGt:
+    case Cmp::kGt:
       return a > b;
-    case Op::kGe:
+    case Cmp::kGe:
       return a >= b;
-    default:
-      return false;
   }
+  return false;
 }
 
 // pkg/ottl/compare.go. nil equals only nil (and so is <= and >= it); empty bytes are nil there
 // too (pdata hands them to OTTL as a nil slice). Values of different types are only unequal,
 // except integers and doubles, which compare as numbers. Booleans order false < true, strings
 // and bytes bytewise; maps and lists are equal or not, by content, and have no order.
-bool compare(const Value& x, const Value& y, Op op) {
+bool compare(const Value& x, const Value& y, Cmp op) {
   const auto nil = [](const Value& v) {
     return v.kind == Kind::kNil || (v.kind == Kind::kBytes && v.s.empty());
   };
-  if (nil(x) && nil(y)) return op == Op::kEq || op == Op::kLe || op == Op::kGe;
-  if (nil(x) || nil(y)) return op == Op::kNe;
+  if (nil(x) && nil(y)) return op == Cmp::kEq || op == Cmp::kLe || op == Cmp::kGe;
+  if (nil(x) || nil(y)) return op == Cmp::kNe;
   if (x.kind == Kind::kInt && y.kind == Kind::kInt) return ordered(x.i, y.i, op);
   const auto number = [](const Value& v) { return v.kind == Kind::kInt ? static_cast<double>(v.i) : v.d; };
   const auto numeric = [](const Value& v) { return v.kind == Kind::kInt || v.kind == Kind::kDouble; };
   if (numeric(x) && numeric(y)) return ordered(number(x), number(y), op);  // NaN: only != holds
-  if (x.kind != y.kind) return op == Op::kNe;
+  if (x.kind != y.kind) return op == Cmp::kNe;
   switch (x.kind) {
     case Kind::kBool:
       return ordered(static_cast<int>(x.b), static_cast<int>(y.b), op);
@@ -52,8 +51,8 @@ bool compare(const Value& x, const Value& y, Op op) {
       return ordered(x.s, y.s, op);  // string_view compares bytes as unsigned char
     case Kind::kMap:
     case Kind::kList:
-      if (op != Op::kEq && op != Op::kNe) return false;
-      return deep_equal(as_any(x), as_any(y)) == (op == Op::kEq);
+      if (op != Cmp::kEq && op != Cmp::kNe) return false;
+      return deep_equal(as_any(x), as_any(y)) == (op == Cmp::kEq);
     default:
       return false;
   }
@@ -73,25 +72,14 @@ bool truth(const Condition::Node& n, const Item& it) {
       return true;
     case Op::kNot:
       return !truth(*n.a, it);
-    case Op::kEq:
-    case Op::kNe:
-    case Op::kLt:
-    case Op::kLe:
-    case Op::kGt:
-    case Op::kGe:
-      return compare(value_of(*n.a, it), value_of(*n.b, it), n.op);
+    case Op::kCompare:
+      return compare(value_of(*n.a, it), value_of(*n.b, it), n.cmp);
     case Op::kLiteral:
       return n.literal.kind == Kind::kBool && n.literal.b;
     case Op::kPath:
       return false;  // not reached: the parser keeps bare paths out of conditions
-    case Op::kIsMatch:
-    case Op::kIsString:
-    case Op::kIsInt:
-    case Op::kIsDouble:
-    case Op::kIsBool:
-    case Op::kIsMap:
-    case Op::kIsList:
-      return converter_holds(n, it);
+    case Op::kConverter:
+      return n.converter->test(n, it);
   }
   return false;
 }
@@ -99,7 +87,7 @@ bool truth(const Condition::Node& n, const Item& it) {
 void run(const Statement::Impl& st, const MutableItem& it, const pdata::Arena& a) {
   const Item view = it.view();
   if (st.where && !truth(*st.where, view)) return;
-  edit(st, it, view, a);
+  st.editor->run(st, it, view, a);
 }
 
 }  // namespace tern::ottl

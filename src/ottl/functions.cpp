@@ -10,8 +10,29 @@ namespace tern::ottl {
 
 namespace {
 
-using Op = Condition::Node::Op;
-using Editor = Statement::Impl::Editor;
+using Node = Condition::Node;
+
+// ---- converters -------------------------------------------------------------------------
+
+bool is_match(const Node& call, const Item& it) {
+  // The text OTTL's string-like getter makes of the value (pdata/value_text.h); nil, and
+  // what it cannot write (a NaN), match nothing.
+  const Value v = value_of(*call.operands[0], it);
+  std::string text;
+  std::string_view s = v.s;
+  if (v.kind != Kind::kString) {
+    if (!pdata::ottl_string_like(as_any(v), text)) return false;
+    s = text;
+  }
+  return re2::RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *call.regex);
+}
+
+template <Kind K>
+bool is_kind(const Node& call, const Item& it) {
+  return value_of(*call.operands[0], it).kind == K;
+}
+
+// ---- editors ----------------------------------------------------------------------------
 
 // Go's Regexp.ReplaceAllString into `out`; false when nothing matched. Its stepping: after
 // each match, search on from its end, or one character further when it was empty; an empty
@@ -55,69 +76,119 @@ bool replace_all(std::string_view s, const re2::RE2& re, const std::vector<Repla
   return matched;
 }
 
-}  // namespace
-
-bool converter_holds(const Condition::Node& n, const Item& it) {
-  switch (n.op) {
-    case Op::kIsMatch: {
-      // The text OTTL's string-like getter makes of the value (pdata/value_text.h); nil, and
-      // what it cannot write (a NaN), match nothing.
-      const Value v = value_of(*n.a, it);
-      std::string text;
-      std::string_view s = v.s;
-      if (v.kind != Kind::kString) {
-        if (!pdata::ottl_string_like(as_any(v), text)) return false;
-        s = text;
-      }
-      return re2::RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *n.regex);
-    }
-    case Op::kIsString:
-      return value_of(*n.a, it).kind == Kind::kString;
-    case Op::kIsInt:
-      return value_of(*n.a, it).kind == Kind::kInt;
-    case Op::kIsDouble:
-      return value_of(*n.a, it).kind == Kind::kDouble;
-    case Op::kIsBool:
-      return value_of(*n.a, it).kind == Kind::kBool;
-    case Op::kIsMap:
-      return value_of(*n.a, it).kind == Kind::kMap;
-    case Op::kIsList:
-      return value_of(*n.a, it).kind == Kind::kList;
-    default:
-      return false;
-  }
+template <class Drop>
+void erase_keys(const Statement::Impl& st, const MutableItem& it, Drop drop) {
+  pdata::Attributes* m = map_of(st.target->path.field, it);
+  if (m) m->erase(std::remove_if(m->begin(), m->end(), drop), m->end());
 }
 
-void edit(const Statement::Impl& st, const MutableItem& it, const Item& view, const pdata::Arena& a) {
-  const auto erase_keys = [&](auto drop) {
-    pdata::Attributes* m = map_of(st.target->path.field, it);
-    if (m) m->erase(std::remove_if(m->begin(), m->end(), drop), m->end());
-  };
-  switch (st.editor) {
-    case Editor::kSet:
-      assign(st.target->path, value_of(*st.value, view), it, a);
-      break;
-    case Editor::kDeleteKey:
-      erase_keys([&](const pdata::KeyValue& kv) { return kv.key == st.key; });
-      break;
-    case Editor::kDeleteMatchingKeys:
-      erase_keys([&](const pdata::KeyValue& kv) {
-        return re2::RE2::PartialMatch(re2::StringPiece(kv.key.data(), kv.key.size()), *st.regex);
-      });
-      break;
-    case Editor::kKeepKeys:
-      erase_keys([&](const pdata::KeyValue& kv) {
-        return std::find(st.keep.begin(), st.keep.end(), kv.key) == st.keep.end();
-      });
-      break;
-    case Editor::kReplacePattern: {
-      const Value cur = read(st.target->path, view);
-      if (cur.kind != Kind::kString) break;  // only strings are rewritten
-      std::string s;
-      if (replace_all(cur.s, *st.regex, st.replacement, s)) assign(st.target->path, text(s), it, a);
-      break;
+void set(const Statement::Impl& st, const MutableItem& it, const Item& view, const pdata::Arena& a) {
+  assign(st.target->path, value_of(*st.args[0].value, view), it, a);
+}
+
+void delete_key(const Statement::Impl& st, const MutableItem& it, const Item&, const pdata::Arena&) {
+  erase_keys(st, it, [&](const pdata::KeyValue& kv) { return kv.key == st.args[0].text; });
+}
+
+void delete_matching_keys(const Statement::Impl& st, const MutableItem& it, const Item&,
+                          const pdata::Arena&) {
+  const re2::RE2& re = *st.args[0].regex;
+  erase_keys(st, it, [&](const pdata::KeyValue& kv) {
+    return re2::RE2::PartialMatch(re2::StringPiece(kv.key.data(), kv.key.size()), re);
+  });
+}
+
+void keep_keys(const Statement::Impl& st, const MutableItem& it, const Item&, const pdata::Arena&) {
+  const std::vector<std::string>& keep = st.args[0].list;
+  erase_keys(st, it, [&](const pdata::KeyValue& kv) {
+    return std::find(keep.begin(), keep.end(), kv.key) == keep.end();
+  });
+}
+
+void replace_pattern(const Statement::Impl& st, const MutableItem& it, const Item& view,
+                     const pdata::Arena& a) {
+  const Value cur = read(st.target->path, view);
+  if (cur.kind != Kind::kString) return;  // only strings are rewritten
+  std::string s;
+  if (replace_all(cur.s, *st.args[0].regex, st.args[1].replacement, s))
+    assign(st.target->path, text(s), it, a);
+}
+
+// ---- the tables -------------------------------------------------------------------------
+// In the order errors list them.
+
+constexpr ParamSpec kValueParam{Param::kValue, "a value"};
+
+constexpr ConverterDef kConverters[] = {
+    {"IsMatch", {kValueParam, {Param::kPattern, "a pattern"}}, is_match},
+    {"IsString", {kValueParam}, is_kind<Kind::kString>},
+    {"IsInt", {kValueParam}, is_kind<Kind::kInt>},
+    {"IsDouble", {kValueParam}, is_kind<Kind::kDouble>},
+    {"IsBool", {kValueParam}, is_kind<Kind::kBool>},
+    {"IsMap", {kValueParam}, is_kind<Kind::kMap>},
+    {"IsList", {kValueParam}, is_kind<Kind::kList>},
+};
+
+constexpr EditorDef kEditors[] = {
+    {"set", Target::kSettable, {{Param::kValue, "the value"}}, set},
+    {"delete_key", Target::kMap, {{Param::kString, "the key"}}, delete_key},
+    {"delete_matching_keys", Target::kMap, {{Param::kPattern, "the pattern"}}, delete_matching_keys},
+    {"keep_keys", Target::kMap, {{Param::kKeyList, "the keys"}}, keep_keys},
+    {"replace_pattern",
+     Target::kSettable,
+     {{Param::kPattern, "the pattern"}, {Param::kReplacement, "the replacement"}},
+     replace_pattern},
+};
+
+// What the parser relies on: a converter takes values and patterns only, an editor's
+// replacement comes after a pattern.
+constexpr bool signatures_read() {
+  for (const auto& c : kConverters)
+    for (const ParamSpec& p : c.params)
+      if (p.kind != Param::kValue && p.kind != Param::kPattern) return false;
+  for (const auto& e : kEditors) {
+    bool pattern = false;
+    for (const ParamSpec& p : e.params) {
+      if (p.kind == Param::kReplacement && !pattern) return false;
+      pattern = pattern || p.kind == Param::kPattern;
     }
   }
+  return true;
+}
+static_assert(signatures_read());
+
+template <class Def, std::size_t N>
+const Def* find(const Def (&table)[N], std::string_view name) {
+  for (const Def& d : table)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+const ConverterDef* find_converter(std::string_view name) { return find(kConverters, name); }
+const EditorDef* find_editor(std::string_view name) { return find(kEditors, name); }
+
+std::string converter_names() {
+  std::string out;
+  for (const auto& c : kConverters) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  return out;
+}
+
+std::string editor_names() {
+  std::string out;
+  for (const auto& e : kEditors) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  return out;
+}
+
+std::string settable_editor_names() {
+  std::vector<std::string_view> names;
+  for (const auto& e : kEditors)
+    if (e.target == Target::kSettable) names.push_back(e.name);
+  std::string out;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    out += (k == 0 ? "" : k + 1 == names.size() ? " and " : ", ") + std::string(names[k]);
+  return out;
 }
 
 // A replacement as Go's regexp.Expand reads it (what ReplaceAllString, and so OTTL's

@@ -60,11 +60,10 @@ class Parser {
   const Token& next() { return tokens_[std::min(pos_++, tokens_.size() - 1)]; }
   bool keyword(std::string_view k) const { return peek().type == Tok::kIdent && peek().text == k; }
 
-  static std::unique_ptr<Node> join(Op op, std::unique_ptr<Node> a, std::unique_ptr<Node> b) {
+  static std::unique_ptr<Node> negate(std::unique_ptr<Node> a) {
     auto n = std::make_unique<Node>();
-    n->op = op;
+    n->op = Op::kNot;
     n->a = std::move(a);
-    n->b = std::move(b);
     return n;
   }
 
@@ -92,7 +91,7 @@ class Parser {
       const Nesting nest(*this, next().at);
       if (!nest.ok()) return nullptr;
       auto n = unary();
-      return n ? join(Op::kNot, std::move(n), nullptr) : nullptr;
+      return n ? negate(std::move(n)) : nullptr;
     }
     if (peek().type == Tok::kLParen) {
       const Nesting nest(*this, next().at);
@@ -109,30 +108,35 @@ class Parser {
     if (peek().type != Tok::kCmp) {
       // Alone, a value must be a boolean: true, false or a converter such as IsMatch.
       if (lhs->op == Op::kLiteral && lhs->literal.kind == Kind::kBool) return lhs;
-      if (lhs->op >= Op::kIsMatch) return lhs;
+      if (lhs->op == Op::kConverter) return lhs;
       return fail(at, "a condition needs a comparison (==, !=, <, <=, >, >=) or a converter such as IsMatch");
     }
     const std::string op = next().text;
     auto rhs = value();
     if (!rhs) return nullptr;
-    const Op o = op == "=="   ? Op::kEq
-                 : op == "!=" ? Op::kNe
-                 : op == "<"  ? Op::kLt
-                 : op == "<=" ? Op::kLe
-                 : op == ">"  ? Op::kGt
-                              : Op::kGe;
-    if (lhs->op >= Op::kIsMatch || rhs->op >= Op::kIsMatch) {  // the converters come last in Op
+    const Cmp cmp = op == "=="   ? Cmp::kEq
+                    : op == "!=" ? Cmp::kNe
+                    : op == "<"  ? Cmp::kLt
+                    : op == "<=" ? Cmp::kLe
+                    : op == ">"  ? Cmp::kGt
+                                 : Cmp::kGe;
+    if (lhs->op == Op::kConverter || rhs->op == Op::kConverter) {
       // A converter's boolean compared with true / false.
-      if (o != Op::kEq && o != Op::kNe)
+      if (cmp != Cmp::kEq && cmp != Cmp::kNe)
         return fail(at, "a converter's result can only be compared with == or !=");
-      auto& conv = lhs->op >= Op::kIsMatch ? lhs : rhs;
-      auto& other = lhs->op >= Op::kIsMatch ? rhs : lhs;
+      auto& conv = lhs->op == Op::kConverter ? lhs : rhs;
+      auto& other = lhs->op == Op::kConverter ? rhs : lhs;
       if (other->op != Op::kLiteral || other->literal.kind != Kind::kBool)
         return fail(at, "a converter's result can only be compared with true or false");
-      const bool want = other->literal.b == (o == Op::kEq);
-      return want ? std::move(conv) : join(Op::kNot, std::move(conv), nullptr);
+      const bool want = other->literal.b == (cmp == Cmp::kEq);
+      return want ? std::move(conv) : negate(std::move(conv));
     }
-    return join(o, std::move(lhs), std::move(rhs));
+    auto n = std::make_unique<Node>();
+    n->op = Op::kCompare;
+    n->cmp = cmp;
+    n->a = std::move(lhs);
+    n->b = std::move(rhs);
+    return n;
   }
 
   std::unique_ptr<Node> value() {
@@ -183,34 +187,41 @@ class Parser {
     return path();
   }
 
+  // "a value and a pattern": a function's parameters as its errors name them.
+  static std::string described(const Signature& params) {
+    std::string out;
+    for (std::size_t k = 0; k < params.size; ++k)
+      out += (k == 0 ? "" : k + 1 == params.size ? " and " : ", ") + std::string(params.params[k].what);
+    return out;
+  }
+
   std::unique_ptr<Node> converter() {
     const Token name = next();
     next();  // (
     const Nesting nest(*this, name.at);
     if (!nest.ok()) return nullptr;
-    static constexpr std::pair<std::string_view, Op> kConverters[] = {
-        {"IsMatch", Op::kIsMatch},   {"IsString", Op::kIsString}, {"IsInt", Op::kIsInt},
-        {"IsDouble", Op::kIsDouble}, {"IsBool", Op::kIsBool},     {"IsMap", Op::kIsMap},
-        {"IsList", Op::kIsList},
-    };
     auto n = std::make_unique<Node>();
-    const auto* found = std::find_if(std::begin(kConverters), std::end(kConverters),
-                                     [&](const auto& c) { return c.first == name.text; });
-    if (found == std::end(kConverters))
+    n->op = Op::kConverter;
+    n->converter = find_converter(name.text);
+    if (!n->converter)
       return fail(name.at,
-                  "function \"" + name.text +
-                      "\" is not one Tern has (it has: IsMatch, IsString, IsInt, IsDouble, IsBool, IsMap, "
-                      "IsList)");
-    n->op = found->second;
-    n->a = value();
-    if (!n->a) return nullptr;
-    if (n->op == Op::kIsMatch) {
-      if (peek().type != Tok::kComma) return fail(peek().at, "IsMatch takes a value and a pattern");
-      next();
-      const Token pattern = next();
-      if (pattern.type != Tok::kString) return fail(pattern.at, "IsMatch's pattern must be a string");
-      n->regex = std::make_unique<re2::RE2>(pattern.text, re2::RE2::Quiet);
-      if (!n->regex->ok()) return fail(pattern.at, "IsMatch: " + n->regex->error());
+                  "function \"" + name.text + "\" is not one Tern has (it has: " + converter_names() + ")");
+    const Signature& params = n->converter->params;
+    for (std::size_t k = 0; k < params.size; ++k) {
+      if (k > 0) {
+        if (peek().type != Tok::kComma) return fail(peek().at, name.text + " takes " + described(params));
+        next();
+      }
+      if (params.params[k].kind == Param::kValue) {
+        auto v = value();
+        if (!v) return nullptr;
+        n->operands.push_back(std::move(v));
+      } else {  // Param::kPattern, the only other kind a converter takes (functions.cpp)
+        const Token pattern = next();
+        if (pattern.type != Tok::kString) return fail(pattern.at, name.text + "'s pattern must be a string");
+        n->regex = std::make_unique<re2::RE2>(pattern.text, re2::RE2::Quiet);
+        if (!n->regex->ok()) return fail(pattern.at, name.text + ": " + n->regex->error());
+      }
     }
     if (peek().type != Tok::kRParen) return fail(peek().at, "expected \")\"");
     next();
@@ -246,6 +257,8 @@ class Parser {
     return n;
   }
 
+  bool editor_arguments(const std::string& name, Statement::Impl& out);
+
   std::string_view src_;
   Context ctx_;
   std::string& error_;
@@ -254,8 +267,6 @@ class Parser {
   int depth_ = 0;  // see Nesting
 };
 
-using Editor = Statement::Impl::Editor;
-
 bool Parser::parse_statement(Statement::Impl& out) {
   if (!tokenize(src_, tokens_, error_)) return false;
   const Token name = peek();
@@ -263,22 +274,11 @@ bool Parser::parse_statement(Statement::Impl& out) {
     fail(name.at, "expected an editor, such as set(attributes[\"k\"], \"v\")");
     return false;
   }
-  static constexpr std::pair<std::string_view, Editor> kEditors[] = {
-      {"set", Editor::kSet},
-      {"delete_key", Editor::kDeleteKey},
-      {"delete_matching_keys", Editor::kDeleteMatchingKeys},
-      {"keep_keys", Editor::kKeepKeys},
-      {"replace_pattern", Editor::kReplacePattern},
-  };
-  const auto* found = std::find_if(std::begin(kEditors), std::end(kEditors),
-                                   [&](const auto& e) { return e.first == name.text; });
-  if (found == std::end(kEditors)) {
-    fail(name.at, "editor \"" + name.text +
-                      "\" is not one Tern has (it has: set, delete_key, delete_matching_keys, keep_keys, "
-                      "replace_pattern)");
+  out.editor = find_editor(name.text);
+  if (!out.editor) {
+    fail(name.at, "editor \"" + name.text + "\" is not one Tern has (it has: " + editor_names() + ")");
     return false;
   }
-  out.editor = found->second;
   next();
   next();  // (
   const std::size_t at = peek().at;
@@ -289,94 +289,23 @@ bool Parser::parse_statement(Statement::Impl& out) {
   }
   out.target = path();
   if (!out.target) return false;
-  const auto comma = [&]() {
-    if (peek().type == Tok::kComma) {
-      next();
-      return true;
-    }
-    fail(peek().at, "expected \",\"");
-    return false;
-  };
-  const auto string_arg = [&](std::string& into, const char* what) {
-    if (peek().type != Tok::kString) {
-      fail(peek().at, name.text + " takes " + what + " as a string");
-      return false;
-    }
-    into = next().text;
-    return true;
-  };
-  switch (out.editor) {
-    case Editor::kSet:
-    case Editor::kReplacePattern:
+  switch (out.editor->target) {
+    case Target::kSettable:
       if (!settable(out.target->path)) {
-        fail(at,
-             "set and replace_pattern write one attribute (attributes[\"k\"]) or a field such as body, "
-             "severity_text, name");
+        fail(at, settable_editor_names() +
+                     " write one attribute (attributes[\"k\"]) or a field such as body, severity_text, name");
         return false;
       }
-      if (!comma()) return false;
-      if (out.editor == Editor::kSet) {
-        const std::size_t vat = peek().at;
-        out.value = value();
-        if (!out.value) return false;
-        if (out.value->op != Op::kLiteral && out.value->op != Op::kPath) {
-          fail(vat, "set takes a literal or a path as its value");
-          return false;
-        }
-        break;
-      }
-      {
-        std::string pattern, replacement;
-        const std::size_t pat = peek().at;
-        if (!string_arg(pattern, "the pattern") || !comma()) return false;
-        out.regex = std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet);
-        if (!out.regex->ok()) {
-          fail(pat, "replace_pattern: " + out.regex->error());
-          return false;
-        }
-        if (!string_arg(replacement, "the replacement")) return false;
-        out.replacement = go_expansion(replacement, *out.regex);
-      }
       break;
-    case Editor::kDeleteKey:
-    case Editor::kDeleteMatchingKeys:
-    case Editor::kKeepKeys:
+    case Target::kMap:
       if (!is_map(out.target->path)) {
         fail(at,
              name.text + " takes a map: attributes, resource.attributes or instrumentation_scope.attributes");
         return false;
       }
-      if (!comma()) return false;
-      if (out.editor == Editor::kDeleteKey) {
-        if (!string_arg(out.key, "the key")) return false;
-      } else if (out.editor == Editor::kDeleteMatchingKeys) {
-        std::string pattern;
-        const std::size_t pat = peek().at;
-        if (!string_arg(pattern, "the pattern")) return false;
-        out.regex = std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet);
-        if (!out.regex->ok()) {
-          fail(pat, "delete_matching_keys: " + out.regex->error());
-          return false;
-        }
-      } else {
-        if (peek().type != Tok::kLBracket) {
-          fail(peek().at, "keep_keys takes a list of keys: [\"a\", \"b\"]");
-          return false;
-        }
-        next();
-        while (peek().type == Tok::kString) {
-          out.keep.push_back(next().text);
-          if (peek().type != Tok::kComma) break;
-          next();
-        }
-        if (peek().type != Tok::kRBracket) {
-          fail(peek().at, "expected a key or \"]\"");
-          return false;
-        }
-        next();
-      }
       break;
   }
+  if (!editor_arguments(name.text, out)) return false;
   if (peek().type != Tok::kRParen) {
     fail(peek().at, "expected \")\"");
     return false;
@@ -392,6 +321,89 @@ bool Parser::parse_statement(Statement::Impl& out) {
     return false;
   }
   return true;
+}
+
+// The arguments after the target, each after a comma, read as the editor's parameters say.
+// A pattern is compiled once the comma after it is read: with that comma missing too, the
+// comma is the error reported.
+bool Parser::editor_arguments(const std::string& name, Statement::Impl& out) {
+  const Signature& params = out.editor->params;
+  out.args.resize(params.size);
+  Arg* uncompiled = nullptr;  // the pattern read last, if not compiled yet
+  std::string pattern;
+  std::size_t pattern_at = 0;
+  const re2::RE2* last_regex = nullptr;
+  const auto compile = [&]() {
+    if (!uncompiled) return true;
+    Arg& arg = *std::exchange(uncompiled, nullptr);
+    arg.regex = std::make_unique<re2::RE2>(pattern, re2::RE2::Quiet);
+    last_regex = arg.regex.get();
+    if (arg.regex->ok()) return true;
+    fail(pattern_at, name + ": " + arg.regex->error());
+    return false;
+  };
+  const auto string_arg = [&](std::string& into, const char* what) {
+    if (peek().type != Tok::kString) {
+      fail(peek().at, name + " takes " + what + " as a string");
+      return false;
+    }
+    into = next().text;
+    return true;
+  };
+  for (std::size_t k = 0; k < params.size; ++k) {
+    const ParamSpec& param = params.params[k];
+    Arg& arg = out.args[k];
+    if (peek().type != Tok::kComma) {
+      fail(peek().at, "expected \",\"");
+      return false;
+    }
+    next();
+    if (!compile()) return false;
+    const std::size_t at = peek().at;
+    switch (param.kind) {
+      case Param::kValue:
+        arg.value = value();
+        if (!arg.value) return false;
+        if (arg.value->op != Op::kLiteral && arg.value->op != Op::kPath) {
+          fail(at, name + " takes a literal or a path as its value");
+          return false;
+        }
+        break;
+      case Param::kString:
+        if (!string_arg(arg.text, param.what)) return false;
+        break;
+      case Param::kPattern:
+        if (!string_arg(pattern, param.what)) return false;
+        uncompiled = &arg;
+        pattern_at = at;
+        break;
+      case Param::kReplacement: {
+        std::string replacement;
+        if (!string_arg(replacement, param.what)) return false;
+        // The groups are those of the pattern before it (functions.cpp checks there is one).
+        arg.replacement = go_expansion(replacement, *last_regex);
+        break;
+      }
+      case Param::kKeyList:
+        if (peek().type != Tok::kLBracket) {
+          fail(peek().at, name + " takes a list of keys: [\"a\", \"b\"]");
+          return false;
+        }
+        next();
+        while (peek().type == Tok::kString) {
+          arg.list.push_back(next().text);
+          if (peek().type != Tok::kComma) break;
+          next();
+        }
+        if (peek().type != Tok::kRBracket) {
+          fail(peek().at, "expected a key or \"]\"");
+          return false;
+        }
+        next();
+        break;
+    }
+  }
+  return compile();
 }
 
 }  // namespace
