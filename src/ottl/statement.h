@@ -2,7 +2,8 @@
 // OTTL statements, the subset the `transform` processor runs: the editors set, delete_key,
 // delete_matching_keys, keep_keys and replace_pattern, each with an optional
 // `where <condition>` (ottl/condition.h). Parsed once (the config loader reports errors);
-// executed per item, in place. Implemented with the conditions in ottl/language.cpp.
+// executed per item, in place. Implemented with the conditions; the editors are in
+// ottl/functions.cpp.
 #include <memory>
 #include <optional>
 #include <string>
