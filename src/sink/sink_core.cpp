@@ -1,7 +1,5 @@
 #include "sink/sink_core.h"
 
-#include "encoding/elasticsearch/encoder.h"
-
 #include <fmt/format.h>
 #include <simdjson.h>
 
@@ -17,12 +15,13 @@
 #include <vector>
 
 #include "compression/gzip.h"
+#include "sink/es_json.h"
+#include "sink/filter_path.h"
+#include "sink/strings.h"
 #include "text/ascii.h"
 #include "text/lowercase.h"
 
 namespace tern::sink {
-
-using encoding::es::append_json_string;  // JSON strings, invalid UTF-8 replaced
 
 bool glob_match(std::string_view p, std::string_view s) {
   // Iterative `*` matching with single backtrack point: linear-ish, no recursion.
@@ -47,13 +46,6 @@ bool glob_match(std::string_view p, std::string_view s) {
 
 namespace {
 
-uint64_t splitmix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 // Why Elasticsearch refuses `name` as an index to write to (MetadataCreateIndexService's
 // validateIndexOrAliasName), or empty: lowercase as Java's toLowerCase(Locale.ROOT) keeps
 // it, none of `\ / * ? " < > | , # :` and space, no leading `_ - +`, not `.` or `..`, at
@@ -61,7 +53,7 @@ uint64_t splitmix(uint64_t x) {
 std::string invalid_index_reason(std::string_view name) {
   if (name.empty()) return "must not be empty";
   if (name == "." || name == "..") return "must not be '.' or '..'";
-  if (name.find_first_of(encoding::es::kIndexNameForbidden) != std::string_view::npos)
+  if (name.find_first_of(kIndexNameForbidden) != std::string_view::npos)
     return R"(must not contain the following characters [ , \", *, \\, <, |, ,, >, /, ?, #, :])";
   if (name.front() == '_' || name.front() == '-' || name.front() == '+')
     return "must not start with '_', '-', or '+'";
@@ -72,218 +64,6 @@ std::string invalid_index_reason(std::string_view name) {
   if (lower != name) return "must be lowercase";
   return {};
 }
-
-std::string json_string(std::string_view s) {
-  std::string out;
-  append_json_string(out, s);
-  return out;
-}
-
-// `plus_is_space`: only query strings (form encoding) turn '+' into ' '; in a path it is a '+'.
-std::string percent_decode(std::string_view s, bool plus_is_space) {
-  std::string out;
-  out.reserve(s.size());
-  const auto hex = tern::text::hex_digit;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
-      i += 2;
-    } else if (plus_is_space && s[i] == '+') {
-      out += ' ';
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-std::string query_param(std::string_view query, std::string_view name) {
-  while (!query.empty()) {
-    size_t amp = query.find('&');
-    std::string_view kv = query.substr(0, amp);
-    size_t eq = kv.find('=');
-    if (kv.substr(0, eq) == name)
-      return eq == std::string_view::npos ? std::string() : percent_decode(kv.substr(eq + 1), true);
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
-  }
-  return {};
-}
-
-bool has_query_param(std::string_view query, std::string_view name) {
-  while (!query.empty()) {
-    size_t amp = query.find('&');
-    std::string_view kv = query.substr(0, amp);
-    if (kv.substr(0, kv.find('=')) == name) return true;
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
-  }
-  return false;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  while (true) {
-    size_t p = s.find(sep);
-    out.push_back(s.substr(0, p));
-    if (p == std::string_view::npos) break;
-    s.remove_prefix(p + 1);
-  }
-  return out;
-}
-
-// Elasticsearch's whole-request error body.
-Reply es_error(int status, std::string_view type, std::string_view reason) {
-  std::string t = json_string(type), r = json_string(reason);
-  return Reply{
-      status,
-      fmt::format(
-          R"({{"error":{{"root_cause":[{{"type":{0},"reason":{1}}}],"type":{0},"reason":{1}}},"status":{2}}})",
-          t, r, status)};
-}
-
-// filter_path: comma-separated dotted paths, `*` globs per component. Arrays are
-// transparent (as in Elasticsearch), so `items.*.status` matches the action name.
-class PathFilter {
- public:
-  // A path seen while writing, with its verdict: 2 = the path and its whole subtree are
-  // included, 1 = some descendant may be, 0 = excluded. A bulk response walks the same
-  // dozen paths for every item, so each is matched against the patterns once per request
-  // and then found again among its parent's children (matching per item, and later a hash
-  // of the joined path, was a fifth of the sink's CPU).
-  struct Node {
-    std::string key;
-    int level = 2;
-    std::vector<std::unique_ptr<Node>> children;
-    size_t next = 0;  // where the next lookup starts: the child after the last one found
-  };
-
-  explicit PathFilter(std::string_view spec) {
-    for (auto p : split(spec, ',')) {
-      if (!p.empty()) patterns_.push_back(split(p, '.'));
-    }
-    root_.level = patterns_.empty() ? 2 : 1;
-  }
-  Node& root() { return root_; }
-  // The child `key` of `parent`, whose path (root to parent) is `path`.
-  Node& child(Node& parent, std::string_view key, std::vector<std::string_view>& path) {
-    // Items write their fields in the same order, so the search nearly always ends at once.
-    const size_t n = parent.children.size();
-    for (size_t k = 0, i = parent.next; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
-      if (parent.children[i]->key == key) {
-        parent.next = i + 1 == n ? 0 : i + 1;
-        return *parent.children[i];
-      }
-    }
-    auto& c = parent.children.emplace_back(std::make_unique<Node>());
-    c->key = key;
-    path.push_back(key);
-    c->level = match(path);
-    path.pop_back();
-    return *c;
-  }
-
- private:
-  int match(const std::vector<std::string_view>& path) const {
-    int best = 0;
-    for (const auto& pat : patterns_) {
-      size_t n = std::min(pat.size(), path.size());
-      bool ok = true;
-      for (size_t i = 0; i < n && ok; ++i) ok = glob_match(pat[i], path[i]);
-      if (!ok) continue;
-      if (pat.size() <= path.size()) return 2;
-      best = 1;
-    }
-    return best;
-  }
-
-  std::vector<std::vector<std::string_view>> patterns_;
-  Node root_;
-};
-
-// JSON writer that applies a PathFilter: containers are opened lazily, so filtered
-// out or empty ones never appear (like Elasticsearch's filter_path output).
-class FilteredWriter {
- public:
-  FilteredWriter(std::string& out, PathFilter& f) : out_(out), f_(f) {
-    out_ += '{';
-    frames_.push_back({"", true, false, 0, &f.root(), false});
-  }
-  void begin(std::string_view key, bool array) {
-    Frame& parent = frames_.back();
-    PathFilter::Node* node = parent.node;
-    bool pushed = false;
-    // Array elements have no key: they do not add a path component (arrays are transparent).
-    if (node->level == 1 && !key.empty()) {
-      node = &f_.child(*node, key, path_);
-      path_.push_back(key);
-      pushed = true;
-    }
-    frames_.push_back({key, false, array, 0, node, pushed});
-  }
-  void end() {
-    Frame fr = frames_.back();
-    frames_.pop_back();
-    if (fr.pushed) path_.pop_back();
-    if (fr.opened) out_ += fr.array ? ']' : '}';
-  }
-  void raw(std::string_view key, std::string_view value) {
-    if (member(key)) out_ += value;
-  }
-  void str(std::string_view key, std::string_view value) {
-    if (member(key)) append_json_string(out_, value);
-  }
-  void num(std::string_view key, int64_t v) {
-    if (!member(key)) return;
-    char buf[24];
-    out_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
-  }
-  void finish() { out_ += '}'; }
-
- private:
-  struct Frame {
-    std::string_view key;
-    bool opened;
-    bool array;
-    int children;
-    PathFilter::Node* node;  // the frame's path; its level says what of it is written
-    bool pushed;
-  };
-  // Whether `key` of the current object passes the filter; if so, opens the containers
-  // around it and writes `"key":` (nothing for an array element), ready for the value.
-  // Deciding first means a filtered-out value is never formatted.
-  bool member(std::string_view key) {
-    PathFilter::Node* node = frames_.back().node;
-    if (node->level == 0) return false;
-    if (node->level == 1 && f_.child(*node, key, path_).level != 2) return false;
-    open_all();
-    Frame& p = frames_.back();
-    if (p.children++) out_ += ',';
-    if (!p.array) {
-      append_json_string(out_, key);
-      out_ += ':';
-    }
-    return true;
-  }
-  void open_all() {
-    for (size_t i = 1; i < frames_.size(); ++i) {
-      Frame& fr = frames_[i];
-      if (fr.opened) continue;
-      Frame& parent = frames_[i - 1];
-      if (parent.children++) out_ += ',';
-      if (!parent.array) {
-        append_json_string(out_, fr.key);
-        out_ += ':';
-      }
-      out_ += fr.array ? '[' : '{';
-      fr.opened = true;
-    }
-  }
-  std::string& out_;
-  PathFilter& f_;
-  std::vector<Frame> frames_;
-  std::vector<std::string_view> path_;
-};
 
 enum class Op { kCreate, kIndex, kDelete, kUpdate };
 const char* op_name(Op op) {
@@ -464,13 +244,6 @@ void append_java_string(std::string& out, simdjson::dom::element v) {
       out += "null";
       break;
   }
-}
-
-// Elasticsearch's booleans (Booleans.parseBoolean): "true" or "false", nothing else.
-std::optional<bool> parse_es_bool(std::string_view v) {
-  if (v == "true") return true;
-  if (v == "false") return false;
-  return std::nullopt;
 }
 
 thread_local simdjson::dom::parser t_parser;
