@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "compression/gzip.h"
+#include "sink/bulk_item.h"
 #include "sink/es_json.h"
 #include "sink/filter_path.h"
+#include "sink/store.h"
 #include "sink/strings.h"
 #include "text/ascii.h"
 #include "text/lowercase.h"
@@ -64,41 +66,6 @@ std::string invalid_index_reason(std::string_view name) {
   if (lower != name) return "must be lowercase";
   return {};
 }
-
-enum class Op { kCreate, kIndex, kDelete, kUpdate };
-const char* op_name(Op op) {
-  switch (op) {
-    case Op::kCreate:
-      return "create";
-    case Op::kIndex:
-      return "index";
-    case Op::kDelete:
-      return "delete";
-    case Op::kUpdate:
-      return "update";
-  }
-  return "index";
-}
-
-struct Item {
-  Op op;
-  std::string_view index;  // into the request, `owned` or the path (see SinkCore::bulk)
-  std::string_view id;
-  bool id_given = false;
-  std::string_view doc;
-  std::string_view pipeline;  // empty: none
-  bool require_alias = false, require_data_stream = false;
-  int status = 0;  // 0 until decided
-  const char* result = nullptr;
-  int version = 1;
-  std::string error_type, error_reason;
-  std::string cause_type, cause_reason;  // `caused_by`, when Elasticsearch gives one
-  void fail(int s, std::string type, std::string reason) {
-    status = s;
-    error_type = std::move(type);
-    error_reason = std::move(reason);
-  }
-};
 
 // Names Elasticsearch 8 makes data streams out of the box (the built-in logs, metrics and
 // traces index templates), so writing to them creates a data stream, not an index.
@@ -277,50 +244,13 @@ std::string_view trim_cr(std::string_view line) {
 
 }  // namespace
 
-struct SinkCore::State {
-  struct Index {
-    uint64_t count = 0;
-    std::unordered_set<std::string> ids;
-  };
-  mutable std::mutex mu;
-  std::map<std::string, Index, std::less<>> indices;
-};
-
-struct SinkCore::Dump {
-  std::mutex mu;
-  std::FILE* file = nullptr;
-  std::string buf;
-  void write(std::string_view s) {
-    std::lock_guard lk(mu);
-    buf += s;
-    if (buf.size() >= (1u << 20)) flush_locked();
-  }
-  void flush_locked() {
-    if (file && !buf.empty()) {
-      std::fwrite(buf.data(), 1, buf.size(), file);
-      std::fflush(file);
-    }
-    buf.clear();
-  }
-  ~Dump() {
-    flush_locked();
-    if (file) std::fclose(file);
-  }
-};
-
-SinkCore::SinkCore(SinkOptions options) : opt_(std::move(options)), state_(std::make_unique<State>()) {
-  if (!opt_.dump_path.empty()) {
-    dump_ = std::make_unique<Dump>();
-    dump_->file = std::fopen(opt_.dump_path.c_str(), "ab");
-    if (!dump_->file) throw std::runtime_error("cannot open dump file " + opt_.dump_path);
-  }
+SinkCore::SinkCore(SinkOptions options) : opt_(std::move(options)), store_(std::make_unique<Store>()) {
+  if (!opt_.dump_path.empty()) dump_ = std::make_unique<Dump>(opt_.dump_path);
 }
 SinkCore::~SinkCore() = default;
 
 void SinkCore::flush_dump() {
-  if (!dump_) return;
-  std::lock_guard lk(dump_->mu);
-  dump_->flush_locked();
+  if (dump_) dump_->flush();
 }
 
 bool SinkCore::roll(std::atomic<uint64_t>& counter, uint64_t stream, double rate) {
@@ -334,25 +264,7 @@ void SinkCore::note_bulk_status(int status) {
   if (status >= 0 && status < 600) bulk_by_status_[status].fetch_add(1, std::memory_order_relaxed);
 }
 
-int64_t SinkCore::count(std::string_view pattern) const {
-  std::lock_guard lk(state_->mu);
-  int64_t total = 0;
-  std::unordered_set<std::string_view> seen;
-  for (auto p : split(pattern, ',')) {
-    if (p.empty()) continue;
-    if (p == "_all") p = "*";
-    if (p.find('*') == std::string_view::npos) {
-      auto it = state_->indices.find(p);
-      if (it == state_->indices.end()) return -1;
-      if (seen.insert(it->first).second) total += it->second.count;
-      continue;
-    }
-    for (auto& [name, idx] : state_->indices) {
-      if (glob_match(p, name) && seen.insert(name).second) total += idx.count;
-    }
-  }
-  return total;
-}
+int64_t SinkCore::count(std::string_view pattern) const { return store_->count(pattern); }
 
 SinkStats SinkCore::stats() const {
   SinkStats s;
@@ -381,15 +293,7 @@ std::string SinkCore::stats_json() const {
   for (auto& [k, v] : s.bulk_by_status)
     out += fmt::format(R"({}"{}":{})", std::exchange(first, false) ? "" : ",", k, v);
   out += R"(},"indices":{)";
-  {
-    std::lock_guard lk(state_->mu);
-    first = true;
-    for (auto& [name, idx] : state_->indices) {
-      if (!std::exchange(first, false)) out += ',';
-      append_json_string(out, name);
-      out += fmt::format(":{}", idx.count);
-    }
-  }
+  store_->append_index_counts(out);
   out += "}}";
   return out;
 }
@@ -707,77 +611,14 @@ Reply SinkCore::bulk(std::string& body, std::string_view default_index, std::str
     }
   }
 
-  // Shared state: ids and counts, one lock per request.
-  uint64_t accepted = 0;
-  {
-    std::lock_guard lk(state_->mu);
-    State::Index* idx_of_last = nullptr;  // consecutive items mostly share their index
-    std::string_view last_name;
-    for (auto& it : items) {
-      if (it.status) continue;
-      if (!idx_of_last || it.index != last_name) {
-        auto found = state_->indices.find(it.index);
-        if (found == state_->indices.end()) {
-          // A delete does not create its index: Elasticsearch answers it index_not_found.
-          if (it.op == Op::kDelete) {
-            it.fail(404, "index_not_found_exception", fmt::format("no such index [{}]", it.index));
-            continue;
-          }
-          found = state_->indices.emplace(std::string(it.index), State::Index{}).first;
-        }
-        idx_of_last = &found->second;
-        last_name = it.index;
-      }
-      auto& idx = *idx_of_last;
-      if (it.op == Op::kDelete) {
-        if (it.id_given && idx.ids.erase(std::string(it.id))) {
-          if (idx.count) --idx.count;
-          it.status = 200;
-          it.result = "deleted";
-          it.version = 2;
-        } else {
-          it.status = 404;
-          it.result = "not_found";
-        }
-        continue;
-      }
-      if (!it.id_given) {
-        // Generated ids are unique by construction: not stored.
-        ++idx.count;
-        it.status = 201;
-        it.result = "created";
-      } else if (idx.ids.emplace(it.id).second) {
-        ++idx.count;
-        it.status = 201;
-        it.result = "created";
-      } else if (it.op == Op::kCreate) {
-        it.status = 409;
-        it.error_type = "version_conflict_engine_exception";
-        it.error_reason =
-            fmt::format("[{}]: version conflict, document already exists (current version [1])", it.id);
-      } else {
-        it.status = 200;
-        it.result = "updated";
-        it.version = 2;
-      }
-      if (it.status < 300) ++accepted;
-    }
-  }
+  const uint64_t accepted = store_->write(items);
 
   std::string dump;
   bool errors = false;
   for (auto& it : items) {
     items_by_status_[it.status].fetch_add(1, std::memory_order_relaxed);
     if (!it.error_type.empty()) errors = true;  // a failure; a delete's not_found is a result
-    if (dump_ && (it.status == 200 || it.status == 201) && it.op != Op::kDelete) {
-      dump += R"({"_index":)";
-      append_json_string(dump, it.index);
-      dump += R"(,"_id":)";
-      append_json_string(dump, it.id);
-      dump += R"(,"_source":)";
-      dump += it.doc;
-      dump += "}\n";
-    }
+    if (dump_ && (it.status == 200 || it.status == 201) && it.op != Op::kDelete) append_dump_line(dump, it);
   }
   if (dump_ && !dump.empty()) dump_->write(dump);
   docs_.fetch_add(accepted, std::memory_order_relaxed);
@@ -870,22 +711,7 @@ Reply SinkCore::handle(Request& req) {
   if (p0 == "_cat" && parts.size() >= 2 && parts[1] == "indices") {
     std::string pattern = parts.size() >= 3 ? std::string(parts[2]) : "*";
     bool json = query_param(query, "format") == "json";
-    std::string out = json ? "[" : "";
-    std::lock_guard lk(state_->mu);
-    bool first = true;
-    for (auto& [name, idx] : state_->indices) {
-      bool match = false;
-      for (auto p : split(pattern, ',')) match = match || glob_match(p, name);
-      if (!match) continue;
-      if (json) {
-        if (!std::exchange(first, false)) out += ',';
-        out += R"({"health":"green","status":"open","index":)" + json_string(name) +
-               fmt::format(R"(,"docs.count":"{}"}})", idx.count);
-      } else {
-        out += fmt::format("green open {} 1 0 {} 0\n", name, idx.count);
-      }
-    }
-    if (json) out += "]";
+    std::string out = store_->cat_indices(pattern, json);
     Reply r{200, std::move(out)};
     if (!json) r.content_type = "text/plain; charset=UTF-8";
     return finish(std::move(r));

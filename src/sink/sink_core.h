@@ -15,6 +15,9 @@
 
 namespace tern::sink {
 
+class Store;
+class Dump;
+
 struct Request {
   std::string_view method;  // "GET", "POST", ...
   std::string_view target;  // path + query, still percent-encoded
@@ -65,14 +68,12 @@ class SinkCore {
   void flush_dump();
 
  private:
-  struct State;
-  struct Dump;
   bool roll(std::atomic<uint64_t>& counter, uint64_t stream, double rate);
   void note_bulk_status(int status);
   std::string stats_json() const;
 
   SinkOptions opt_;
-  std::unique_ptr<State> state_;
+  std::unique_ptr<Store> store_;
   std::unique_ptr<Dump> dump_;
   std::atomic<uint64_t> item_rolls_{0}, request_rolls_{0}, id_counter_{0};
   std::atomic<uint64_t> docs_{0}, requests_{0}, bulk_requests_{0}, bytes_c_{0}, bytes_u_{0};
