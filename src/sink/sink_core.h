@@ -70,6 +70,10 @@ class SinkCore {
  private:
   bool roll(std::atomic<uint64_t>& counter, uint64_t stream, double rate);
   void note_bulk_status(int status);
+  // `/_bulk` and `/{index}/_bulk`: the method, counters, a dropped connection, latency.
+  Reply bulk_route(Request& req, std::string_view index, std::string_view query);
+  // Request-level faults, body decoding and URL parameters, then bulk().
+  Reply bulk_request(Request& req, std::string_view index, std::string_view query);
   std::string stats_json() const;
 
   SinkOptions opt_;
