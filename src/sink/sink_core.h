@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sink/sink_options.h"
 
@@ -17,6 +18,7 @@ namespace tern::sink {
 
 class Store;
 class Dump;
+struct Item;
 
 struct Request {
   std::string_view method;  // "GET", "POST", ...
@@ -74,6 +76,12 @@ class SinkCore {
   Reply bulk_route(Request& req, std::string_view index, std::string_view query);
   // Request-level faults, body decoding and URL parameters, then bulk().
   Reply bulk_request(Request& req, std::string_view index, std::string_view query);
+  // bulk()'s stages (bulk.cpp): ids for items without one (into `buf`), the checks that
+  // need no shared state, then the status counts, dump and accepted count; true if any
+  // item failed.
+  void generate_ids(std::vector<Item>& items, std::string& buf);
+  void check_items(std::vector<Item>& items);
+  bool record(const std::vector<Item>& items, uint64_t accepted);
   std::string stats_json() const;
 
   SinkOptions opt_;
