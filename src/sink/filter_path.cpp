@@ -70,6 +70,10 @@ void FilteredWriter::end() {
   if (fr.opened) out_ += fr.array ? ']' : '}';
 }
 
+void FilteredWriter::raw(std::string_view key, std::string_view value) {
+  if (member(key)) out_ += value;
+}
+
 void FilteredWriter::str(std::string_view key, std::string_view value) {
   if (member(key)) append_json_string(out_, value);
 }
@@ -82,8 +86,9 @@ void FilteredWriter::num(std::string_view key, int64_t v) {
 
 // Whether `key` of the current object passes the filter; if so, opens the containers
 // around it and writes `"key":` (nothing for an array element), ready for the value.
-// Deciding first means a filtered-out value is never formatted.
-bool FilteredWriter::member(std::string_view key) {
+// Deciding first means a filtered-out value is never formatted. `inline` (as open_all): both
+// belong inside str/num/raw, which run for every field of every item.
+inline bool FilteredWriter::member(std::string_view key) {
   PathFilter::Node* node = frames_.back().node;
   if (node->level == 0) return false;
   if (node->level == 1 && f_.child(*node, key, path_).level != 2) return false;
@@ -97,7 +102,7 @@ bool FilteredWriter::member(std::string_view key) {
   return true;
 }
 
-void FilteredWriter::open_all() {
+inline void FilteredWriter::open_all() {
   for (size_t i = 1; i < frames_.size(); ++i) {
     Frame& fr = frames_[i];
     if (fr.opened) continue;

@@ -43,9 +43,7 @@ class FilteredWriter {
   FilteredWriter(std::string& out, PathFilter& f);
   void begin(std::string_view key, bool array);
   void end();
-  void raw(std::string_view key, std::string_view value) {
-    if (member(key)) out_ += value;
-  }
+  void raw(std::string_view key, std::string_view value);
   void str(std::string_view key, std::string_view value);
   void num(std::string_view key, int64_t v);
   void finish() { out_ += '}'; }
