@@ -10,10 +10,15 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sink/sink_options.h"
 
 namespace tern::sink {
+
+class Store;
+class Dump;
+struct Item;
 
 struct Request {
   std::string_view method;  // "GET", "POST", ...
@@ -65,14 +70,22 @@ class SinkCore {
   void flush_dump();
 
  private:
-  struct State;
-  struct Dump;
   bool roll(std::atomic<uint64_t>& counter, uint64_t stream, double rate);
   void note_bulk_status(int status);
+  // `/_bulk` and `/{index}/_bulk`: the method, counters, a dropped connection, latency.
+  Reply bulk_route(Request& req, std::string_view index, std::string_view query);
+  // Request-level faults, body decoding and URL parameters, then bulk().
+  Reply bulk_request(Request& req, std::string_view index, std::string_view query);
+  // bulk()'s stages (bulk.cpp): ids for items without one (into `buf`), the checks that
+  // need no shared state, then the status counts, dump and accepted count; true if any
+  // item failed.
+  void generate_ids(std::vector<Item>& items, std::string& buf);
+  void check_items(std::vector<Item>& items);
+  bool record(const std::vector<Item>& items, uint64_t accepted);
   std::string stats_json() const;
 
   SinkOptions opt_;
-  std::unique_ptr<State> state_;
+  std::unique_ptr<Store> store_;
   std::unique_ptr<Dump> dump_;
   std::atomic<uint64_t> item_rolls_{0}, request_rolls_{0}, id_counter_{0};
   std::atomic<uint64_t> docs_{0}, requests_{0}, bulk_requests_{0}, bytes_c_{0}, bytes_u_{0};
