@@ -45,7 +45,7 @@ struct ComponentConfig {
   const ComponentType* type = nullptr;
   std::shared_ptr<void> data;  // of type data_type
   std::type_index data_type = typeid(void);
-  int line = 0, column = 0;  // where its key is (1-based; 0: unknown)
+  int line = 0, column = 0;  // where its section is (1-based; 0: unknown)
 
   template <class T>
   const T* settings_if() const {

@@ -53,8 +53,9 @@ DefinedMap decode_section(DecodeContext& ctx, MapReader& top, const Catalog& cat
     comp.type = type;
     comp.data = type->decode(ctx, r, at, comp.id, storage);
     comp.data_type = type->settings_type();
-    comp.line = at.line >= 0 ? at.line + 1 : 0;
-    comp.column = at.column >= 0 ? at.column + 1 : 0;
+    const YAML::Mark where = e.value.IsNull() ? at : e.value.Mark();  // its section, else its key
+    comp.line = where.line >= 0 ? where.line + 1 : 0;
+    comp.column = where.column >= 0 ? where.column + 1 : 0;
     Defined d{at, {}, false, {}};
     d.signals = type->signals_of(comp.data.get(), d.signals_note);
     defined[e.key] = std::move(d);

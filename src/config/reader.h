@@ -145,7 +145,7 @@ class MapReader {
           if (!it->first.IsScalar()) continue;
           const std::string key = it->first.Scalar();
           if (std::none_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == key; }))
-            entries_.push_back({key, it->first, it->second, false});
+            entries_.push_back({key, it->first, it->second, false, true});
         }
     }
   }
@@ -159,6 +159,13 @@ class MapReader {
       // A null value (`key:`) has the position of whatever follows it; the key is clearer.
       if (e.key == key) return e.value.IsNull() ? e.key_node.Mark() : e.value.Mark();
     }
+    return mark_;
+  }
+  // Where the file writes `key` for this mapping: its value, or this mapping when the key
+  // came through a merge key (the value's own place is then another component's).
+  YAML::Mark own_mark(std::string_view key) const {
+    for (const auto& e : entries_)
+      if (e.key == key && !e.merged) return e.value.IsNull() ? e.key_node.Mark() : e.value.Mark();
     return mark_;
   }
   std::string sub_path(std::string_view key) const {
@@ -185,6 +192,7 @@ class MapReader {
     YAML::Node key_node;
     YAML::Node value;
     bool used;
+    bool merged = false;  // came through a merge key (<<)
   };
   std::vector<Entry>& entries() {
     for (auto& e : entries_) e.used = true;

@@ -118,7 +118,7 @@ TEST(ValidateCli, UnknownCommandIsNamed) {
   auto r = tern("valdate -c x.yaml");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.output,
-              HasSubstr("tern: unknown command \"valdate\" (commands: convert, demo, gen, run, sink, "
+              HasSubstr("tern: unknown command \"valdate\" (commands: components, convert, demo, gen, run, sink, "
                         "validate, version; see tern --help)"));
 }
 

@@ -25,7 +25,7 @@ inline void request_queue_storage(config::DecodeContext& ctx, config::MapReader&
                                   const std::string& extension_id, std::string& directory,
                                   std::vector<config::StorageRequest>& storage) {
   if (!extension_id.empty())
-    storage.push_back({q.mark("storage"), q.sub_path("storage"), extension_id,
+    storage.push_back({q.own_mark("storage"), q.sub_path("storage"), extension_id,
                        [&directory, leaf = storage_leaf(id)](const std::string& dir) {
                          directory = (std::filesystem::path(dir) / leaf).string();
                        }});

@@ -92,7 +92,7 @@ class Factory final : public config::TypedComponent<FilelogReceiverConfig, compo
     if (c.storage.empty()) return;
     // The Collector's form names a file_storage extension; any other value is the directory
     // itself (Tern's first form).
-    storage.push_back({r.mark("storage"), r.sub_path("storage"), c.storage,
+    storage.push_back({r.own_mark("storage"), r.sub_path("storage"), c.storage,
                        [&c](const std::string& dir) { c.storage = dir; }, /*or_directory=*/true});
     ctx.check_environment(r.mark("storage"), [&c, key = r.sub_path("storage")] {
       return config::directory_unusable(key, c.storage);
