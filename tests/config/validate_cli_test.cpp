@@ -1,6 +1,7 @@
 // Runs the real `tern validate` process: exit codes and what it prints on stderr.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -144,3 +145,96 @@ TEST(ValidateCli, EveryExampleIsValid) {
 }
 
 }  // namespace
+
+// `tern validate` refuses what `tern run` would refuse at start, with the same message:
+// a TLS file it cannot read, a storage directory it cannot use.
+class ValidateEnvironment : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tern-validate-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    FILE* f = std::fopen(path.c_str(), "w");
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    return path;
+  }
+  std::string dir_;
+};
+
+TEST_F(ValidateEnvironment, UnreadableTlsFileFailsValidateAndRunAlike) {
+  const std::string cfg = write("tls.yaml", R"(receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:0
+        tls: {cert_file: /nonexistent/tern/cert.pem, key_file: /nonexistent/tern/key.pem}
+exporters:
+  debug: {}
+service:
+  telemetry: {metrics: {level: none}}
+  pipelines:
+    logs: {receivers: [otlp], exporters: [debug]}
+)");
+  const std::string expected =
+      cfg + ":6:26: error: receivers.otlp.protocols.http.tls.cert_file: cannot read /nonexistent/tern/cert.pem: "
+            "No such file or directory";
+  auto v = tern("validate -c " + cfg);
+  EXPECT_EQ(v.exit_code, 1);
+  EXPECT_THAT(v.output, HasSubstr(expected));
+  EXPECT_THAT(v.output, HasSubstr("tls.key_file: cannot read /nonexistent/tern/key.pem"));
+  auto r = tern("run -c " + cfg);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr(expected));
+  EXPECT_THAT(r.output, HasSubstr("not starting"));
+}
+
+TEST_F(ValidateEnvironment, UnusableStorageDirectoryFailsValidateAndRunAlike) {
+  const std::string file = write("not-a-dir", "x");
+  const std::string cfg = write("storage.yaml", "receivers:\n  filelog:\n    include: [" + dir_ +
+                                                    "/*.log]\n    storage: file_storage\n"
+                                                    "extensions:\n  file_storage: {directory: " +
+                                                    file + "/state}\n"
+                                                           "exporters:\n  otlp:\n    endpoint: 127.0.0.1:4317\n"
+                                                           "    sending_queue: {storage: file_storage}\n"
+                                                           "service:\n  extensions: [file_storage]\n"
+                                                           "  telemetry: {metrics: {level: none}}\n"
+                                                           "  pipelines:\n    logs: {receivers: [filelog], exporters: [otlp]}\n");
+  auto v = tern("validate -c " + cfg);
+  EXPECT_EQ(v.exit_code, 1);
+  EXPECT_THAT(v.output, HasSubstr("receivers.filelog.storage: " + file + " is not a directory"));
+  EXPECT_THAT(v.output, HasSubstr("exporters.otlp.sending_queue: " + file + " is not a directory"));
+  auto r = tern("run -c " + cfg);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("receivers.filelog.storage: " + file + " is not a directory"));
+}
+
+TEST_F(ValidateEnvironment, UsableDirectoryAndReadableFilesValidate) {
+  write("cert.pem", "not checked for content here: the TLS library reads it at start");
+  const std::string cfg = write("ok.yaml", "receivers:\n  filelog:\n    include: [" + dir_ +
+                                               "/*.log]\n    storage: " + dir_ +
+                                               "/state/checkpoints\n"
+                                               "exporters:\n  otlp:\n    endpoint: 127.0.0.1:4317\n"
+                                               "    tls: {ca_file: " +
+                                               dir_ +
+                                               "/cert.pem}\n"
+                                               "service:\n  telemetry: {metrics: {level: none}}\n"
+                                               "  pipelines:\n    logs: {receivers: [filelog], exporters: [otlp]}\n");
+  auto v = tern("validate -c " + cfg);
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  EXPECT_THAT(v.output, HasSubstr("configuration is valid"));
+}
+
+TEST(ComponentsCli, ListsEveryTypeWithStability) {
+  auto r = tern("components");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* line : {"receivers:\n  - name: otlp\n", "  - name: filelog\n", "processors:\n",
+                           "  - name: memory_limiter\n", "exporters:\n", "  - name: elasticsearch\n",
+                           "  - name: otlphttp\n", "  - name: debug\n", "extensions:\n", "  - name: file_storage\n",
+                           "      logs: Stable\n", "      extension: Beta\n"})
+    EXPECT_THAT(r.output, HasSubstr(line));
+}
