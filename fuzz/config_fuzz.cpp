@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "config/loader.h"
-#include "service/components.h"
 #include "require.h"
+#include "service/components.h"
 
 using tern::fuzz::require;
 

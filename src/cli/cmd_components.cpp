@@ -6,13 +6,10 @@
 
 namespace {
 
-const tern::cli::RegisterCommand kComponentsCommand{"components", [](CLI::App& app) {
-                                                      auto* cmd = app.add_subcommand(
-                                                          "components", "List the component types of this build");
-                                                      cmd->callback([] {
-                                                        std::fputs(tern::service::describe_components().c_str(),
-                                                                   stdout);
-                                                      });
-                                                    }};
+const tern::cli::RegisterCommand kComponentsCommand{
+    "components", [](CLI::App& app) {
+      auto* cmd = app.add_subcommand("components", "List the component types of this build");
+      cmd->callback([] { std::fputs(tern::service::describe_components().c_str(), stdout); });
+    }};
 
 }  // namespace

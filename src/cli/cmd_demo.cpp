@@ -15,12 +15,12 @@
 
 #include "cli/command.h"
 #include "cli/flag_checks.h"
-#include "service/components.h"
 #include "exporter/otlp/otlp_client.h"
 #include "gen/generator.h"
 #include "gen/workload.h"
 #include "otlp/proto_codec.h"
 #include "service/collector.h"
+#include "service/components.h"
 #include "sink/sink_server.h"
 
 namespace {

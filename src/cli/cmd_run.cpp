@@ -16,8 +16,8 @@
 #include <string>
 
 #include "cli/command.h"
-#include "service/components.h"
 #include "service/collector.h"
+#include "service/components.h"
 #include "text/json_string.h"
 
 namespace {

@@ -1,12 +1,12 @@
 #pragma once
 // A processor works on a decoded batch in place, on the receiver's thread, before the
 // batch reaches the exporters' queues. It may refuse a batch (back-pressure).
-#include "pdata/logs.h"
-#include "pdata/metrics.h"
-#include "pdata/trace.h"
 #include <optional>
 #include <string>
 #include <vector>
+#include "pdata/logs.h"
+#include "pdata/metrics.h"
+#include "pdata/trace.h"
 
 #include "component/consumer.h"
 #include "component/exporter.h"

@@ -89,7 +89,9 @@ std::vector<ComponentConfig>& Config::of(Kind kind) {
   return extensions;
 }
 
-const std::vector<ComponentConfig>& Config::of(Kind kind) const { return const_cast<Config*>(this)->of(kind); }
+const std::vector<ComponentConfig>& Config::of(Kind kind) const {
+  return const_cast<Config*>(this)->of(kind);
+}
 
 const ComponentConfig* Config::find(Kind kind, const std::string& id) const {
   for (const auto& c : of(kind))

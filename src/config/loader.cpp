@@ -45,8 +45,9 @@ DefinedMap decode_section(DecodeContext& ctx, MapReader& top, const Catalog& cat
     }
     const ComponentType* type = catalog.find(kind, comp.id.type);
     if (!type) {
-      ctx.error(at, fmt::format("unknown {} type \"{}\" in {} (known types: {}){}", to_string(kind),
-                                comp.id.type, section_name, join(type_names), suggest(comp.id.type, type_names)));
+      ctx.error(at,
+                fmt::format("unknown {} type \"{}\" in {} (known types: {}){}", to_string(kind), comp.id.type,
+                            section_name, join(type_names), suggest(comp.id.type, type_names)));
       continue;
     }
     MapReader r(ctx, e.value, section_name + "." + e.key);
@@ -220,9 +221,9 @@ void decode_config(DecodeContext& ctx, const YAML::Node& root, const Catalog& ca
       if (std::find(cfg.service_extensions.begin(), cfg.service_extensions.end(), use->extension_id) ==
           cfg.service_extensions.end())
         ctx.warning(use->mark, fmt::format("{} names extension \"{}\", which service.extensions does not "
-                                          "list (Tern uses it anyway; the OpenTelemetry Collector refuses "
-                                          "this config): add it to service.extensions",
-                                          use->key_path, use->extension_id));
+                                           "list (Tern uses it anyway; the OpenTelemetry Collector refuses "
+                                           "this config): add it to service.extensions",
+                                           use->key_path, use->extension_id));
     }
 
     YAML::Node pipes_node = service.get("pipelines");
@@ -288,7 +289,8 @@ void decode_config(DecodeContext& ctx, const YAML::Node& root, const Catalog& ca
   auto warn_unused = [&](Kind kind, const char* where) {
     for (const auto& [name, d] : defined[kind]) {
       if (!d.used)
-        ctx.warning(d.mark, fmt::format("{} \"{}\" is defined but not used in {}", to_string(kind), name, where));
+        ctx.warning(d.mark,
+                    fmt::format("{} \"{}\" is defined but not used in {}", to_string(kind), name, where));
     }
   };
   warn_unused(Kind::kReceiver, "any pipeline");

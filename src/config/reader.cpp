@@ -52,7 +52,6 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
-
 // ---- component decoders; each reads a mapping at `r` and validates it ----
 
 void check_host_port(DecodeContext& ctx, const MapReader& r, std::string_view key, const std::string& value) {
@@ -78,7 +77,6 @@ void check_backoff(DecodeContext& ctx, MapReader& rt, Duration initial, Duration
     ctx.error(rt.mark("max_interval"),
               fmt::format("{}: max_interval must not be smaller than initial_interval", rt.path()));
 }
-
 
 std::optional<std::string> file_unreadable(const std::string& key_path, const std::string& file) {
   std::error_code ec;

@@ -89,11 +89,11 @@ class DecodeContext {
   std::vector<std::pair<YAML::Mark, EnvironmentCheck>> environment_checks_;
 };
 
-
 // Reads one mapping: each accessor marks its key as known; finish() reports the rest.
 class MapReader {
  public:
-  MapReader(DecodeContext& ctx, const YAML::Node& node, std::string path) : ctx_(ctx), path_(std::move(path)) {
+  MapReader(DecodeContext& ctx, const YAML::Node& node, std::string path)
+      : ctx_(ctx), path_(std::move(path)) {
     if (!node.IsDefined()) return;  // absent means all defaults
     mark_ = node.Mark();
     if (node.IsNull()) return;  // `key:` means all defaults too

@@ -8,7 +8,8 @@ void check_files(DecodeContext& ctx, MapReader& r,
                  std::initializer_list<std::pair<const char*, std::string>> files) {
   for (const auto& [key, file] : files) {
     if (file.empty()) continue;
-    ctx.check_environment(r.mark(key), [path = r.sub_path(key), file = file] { return file_unreadable(path, file); });
+    ctx.check_environment(r.mark(key),
+                          [path = r.sub_path(key), file = file] { return file_unreadable(path, file); });
   }
 }
 
@@ -17,7 +18,8 @@ void check_files(DecodeContext& ctx, MapReader& r,
 // `min_version` and `max_version` of a `tls` block (the Collector's configtls keys). `grpc`:
 // the block configures gRPC, whose grpc++ (1.51) always offers TLS 1.2 and 1.3 and has no
 // way to narrow that: a bound that would narrow it is an error there, not a silent no-op.
-void decode_tls_versions(DecodeContext& ctx, MapReader& r, net::TlsVersion& min, net::TlsVersion& max, bool grpc) {
+void decode_tls_versions(DecodeContext& ctx, MapReader& r, net::TlsVersion& min, net::TlsVersion& max,
+                         bool grpc) {
   const auto one = [&](std::string_view key, net::TlsVersion& out) {
     const bool present = r.has(key);
     std::string text;
@@ -58,11 +60,11 @@ void decode_server_tls(DecodeContext& ctx, MapReader& parent, TlsServerConfig& t
   if (t.cert_file.empty() || t.key_file.empty()) {
     ctx.error(n.Mark(), fmt::format("{}: cert_file and key_file are required for TLS", r.path()));
   }
-  check_files(ctx, r, {{"cert_file", t.cert_file}, {"key_file", t.key_file}, {"client_ca_file", t.client_ca_file}});
+  check_files(ctx, r,
+              {{"cert_file", t.cert_file}, {"key_file", t.key_file}, {"client_ca_file", t.client_ca_file}});
 }
 
-void decode_tls(DecodeContext& ctx, MapReader& parent, TlsClientConfig& t, bool with_insecure,
-                bool grpc) {
+void decode_tls(DecodeContext& ctx, MapReader& parent, TlsClientConfig& t, bool with_insecure, bool grpc) {
   YAML::Node n = parent.get("tls");
   MapReader r(ctx, n, parent.sub_path("tls"));
   if (with_insecure) r.boolean("insecure", t.insecure);

@@ -14,7 +14,7 @@ namespace {
 using namespace tern::pdata;
 
 class Writer {
-public:
+ public:
   explicit Writer(std::string& out) : o_(out) {}
 
   void begin_object() {
@@ -113,7 +113,7 @@ public:
     hex(id);
   }
 
-private:
+ private:
   void comma() {
     if (!first_) o_ += ',';
     first_ = false;
@@ -131,12 +131,23 @@ void Writer::string(std::string_view s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
-      case '"': o_ += "\\\""; continue;
-      case '\\': o_ += "\\\\"; continue;
-      case '\n': o_ += "\\n"; continue;
-      case '\r': o_ += "\\r"; continue;
-      case '\t': o_ += "\\t"; continue;
-      default: break;
+      case '"':
+        o_ += "\\\"";
+        continue;
+      case '\\':
+        o_ += "\\\\";
+        continue;
+      case '\n':
+        o_ += "\\n";
+        continue;
+      case '\r':
+        o_ += "\\r";
+        continue;
+      case '\t':
+        o_ += "\\t";
+        continue;
+      default:
+        break;
     }
     if (c < 0x20) {
       o_ += "\\u00";
@@ -169,14 +180,15 @@ void Writer::base64(std::string_view s) {
 }
 
 class Encoder {
-public:
+ public:
   explicit Encoder(std::string& out) : w(out) {}
   Writer w;
 
   void any_value(const AnyValue& v) {
     w.begin_object();
     switch (v.kind) {
-      case ValueKind::Empty: break;
+      case ValueKind::Empty:
+        break;
       case ValueKind::String:
         w.key("stringValue");
         w.string(v.string_value);
@@ -266,7 +278,8 @@ public:
     w.end_object();
   }
   void scope(const InstrumentationScope& s) {
-    if (s.name.empty() && s.version.empty() && s.attributes.empty() && s.dropped_attributes_count == 0) return;
+    if (s.name.empty() && s.version.empty() && s.attributes.empty() && s.dropped_attributes_count == 0)
+      return;
     w.key("scope");
     w.begin_object();
     w.str_field("name", s.name);
@@ -385,7 +398,9 @@ public:
     w.str_field("name", m.name);
     w.str_field("description", m.description);
     w.str_field("unit", m.unit);
-    auto temporality = [&] { w.int_field("aggregationTemporality", static_cast<std::int32_t>(m.temporality)); };
+    auto temporality = [&] {
+      w.int_field("aggregationTemporality", static_cast<std::int32_t>(m.temporality));
+    };
     auto number_points = [&] {
       list("dataPoints", m.number_points, [&](const NumberDataPoint& p) {
         point_head(p);
@@ -395,7 +410,8 @@ public:
       });
     };
     switch (m.type) {
-      case MetricType::Empty: break;
+      case MetricType::Empty:
+        break;
       case MetricType::Gauge:
         w.key("gauge");
         w.begin_object();

@@ -7,18 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "pdata/signal.h"
 #include "component/consumer.h"
 #include "component/exporter.h"
 #include "component/processor.h"
+#include "pdata/signal.h"
 
 namespace tern::pipeline {
 
-using component::Consumer;
 using component::ConsumeCode;
+using component::Consumer;
 using component::ConsumeResult;
 using component::Exporter;
-
 
 class Pipeline final : public Consumer {
  public:

@@ -20,7 +20,8 @@ namespace {
 template <class Factory>
 const Factory& factory_of(const config::ComponentConfig& c) {
   const auto* f = dynamic_cast<const Factory*>(c.type);
-  if (!f) throw BuildError(fmt::format("{} \"{}\" has no factory", config::to_string(c.type->kind()), c.id.str()));
+  if (!f)
+    throw BuildError(fmt::format("{} \"{}\" has no factory", config::to_string(c.type->kind()), c.id.str()));
   return *f;
 }
 
@@ -48,13 +49,15 @@ struct Collector::Impl final : component::Host {
   // Processors by id: one instance, or one per pipeline (ProcessorFactory::per_pipeline).
   std::map<std::string, std::shared_ptr<component::Processor>> shared_processors;
   std::vector<std::pair<std::string, std::shared_ptr<component::Processor>>> processors;  // every instance
-  std::vector<std::pair<std::string, std::unique_ptr<component::Extension>>> extensions;  // service.extensions order
+  std::vector<std::pair<std::string, std::unique_ptr<component::Extension>>>
+      extensions;  // service.extensions order
   std::unique_ptr<net::HttpServer> metrics_server;
   std::uint16_t metrics_port = 0;
   bool started = false, stopped = false;
   std::chrono::steady_clock::time_point start_time = std::chrono::steady_clock::now();
 
-  std::shared_ptr<component::Exporter> exporter(const std::string& id, const component::BatchSettings& batch) {
+  std::shared_ptr<component::Exporter> exporter(const std::string& id,
+                                                const component::BatchSettings& batch) {
     if (auto it = exporters.find(id); it != exporters.end()) return it->second;
     const auto* c = config.find(config::Kind::kExporter, id);
     if (!c) throw BuildError("exporter \"" + id + "\" is not defined");

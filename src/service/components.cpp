@@ -48,7 +48,8 @@ config::LoadResult load_config_string(std::string_view yaml, const std::string& 
   return config::load_config_string(yaml, file, components(), options);
 }
 
-config::LoadResult load_config_string(std::string_view yaml, const std::string& file, const config::EnvLookup& env) {
+config::LoadResult load_config_string(std::string_view yaml, const std::string& file,
+                                      const config::EnvLookup& env) {
   config::LoadOptions options;
   options.env = env;
   return load_config_string(yaml, file, options);
@@ -66,8 +67,8 @@ config::LoadResult load_config_file(const std::string& path, const config::EnvLo
 
 std::string describe_components() {
   std::string out = "buildinfo:\n  command: tern\n  description: Tern, a telemetry pipeline\n";
-  for (const config::Kind kind :
-       {config::Kind::kReceiver, config::Kind::kProcessor, config::Kind::kExporter, config::Kind::kExtension}) {
+  for (const config::Kind kind : {config::Kind::kReceiver, config::Kind::kProcessor, config::Kind::kExporter,
+                                  config::Kind::kExtension}) {
     out += fmt::format("{}:\n", config::section(kind));
     for (const auto* t : components().types) {
       if (t->kind() != kind) continue;

@@ -14,7 +14,8 @@ const config::Catalog& components();
 // The config loader with this build's components.
 config::LoadResult load_config_string(std::string_view yaml, const std::string& file,
                                       const config::LoadOptions& options = {});
-config::LoadResult load_config_string(std::string_view yaml, const std::string& file, const config::EnvLookup& env);
+config::LoadResult load_config_string(std::string_view yaml, const std::string& file,
+                                      const config::EnvLookup& env);
 config::LoadResult load_config_file(const std::string& path, const config::LoadOptions& options = {});
 config::LoadResult load_config_file(const std::string& path, const config::EnvLookup& env);
 

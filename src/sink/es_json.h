@@ -11,8 +11,8 @@
 
 namespace tern::sink {
 
-using text::append_json_string;  // JSON strings, invalid UTF-8 replaced
 using encoding::es::kIndexNameForbidden;
+using text::append_json_string;  // JSON strings, invalid UTF-8 replaced
 
 std::string json_string(std::string_view s);
 

@@ -8,7 +8,6 @@
 #include <optional>
 
 #include "config/loader.h"
-#include "service/components.h"
 #include "exporter/elasticsearch/config.h"
 #include "exporter/otlp/config.h"
 #include "extension/filestorage/config.h"
@@ -21,7 +20,7 @@
 #include "processor/transform/config.h"
 #include "receiver/filelog/config.h"
 #include "receiver/otlp/config.h"
-
+#include "service/components.h"
 
 namespace tern::config {
 namespace {

@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "config/loader.h"
-#include "service/components.h"
 #include "exporter/debug/config.h"
 #include "exporter/elasticsearch/config.h"
 #include "exporter/otlp/config.h"
@@ -22,7 +21,7 @@
 #include "processor/transform/config.h"
 #include "receiver/filelog/config.h"
 #include "receiver/otlp/config.h"
-
+#include "service/components.h"
 
 namespace tern::config {
 namespace {

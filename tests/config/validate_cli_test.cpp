@@ -118,9 +118,10 @@ TEST(ValidateCli, DirectoryInsteadOfFile) {
 TEST(ValidateCli, UnknownCommandIsNamed) {
   auto r = tern("valdate -c x.yaml");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.output,
-              HasSubstr("tern: unknown command \"valdate\" (commands: components, convert, demo, gen, run, sink, "
-                        "validate, version; see tern --help)"));
+  EXPECT_THAT(
+      r.output,
+      HasSubstr("tern: unknown command \"valdate\" (commands: components, convert, demo, gen, run, sink, "
+                "validate, version; see tern --help)"));
 }
 
 TEST(ValidateCli, Usage) {
@@ -181,8 +182,9 @@ service:
     logs: {receivers: [otlp], exporters: [debug]}
 )");
   const std::string expected =
-      cfg + ":6:26: error: receivers.otlp.protocols.http.tls.cert_file: cannot read /nonexistent/tern/cert.pem: "
-            "No such file or directory";
+      cfg +
+      ":6:26: error: receivers.otlp.protocols.http.tls.cert_file: cannot read /nonexistent/tern/cert.pem: "
+      "No such file or directory";
   auto v = tern("validate -c " + cfg);
   EXPECT_EQ(v.exit_code, 1);
   EXPECT_THAT(v.output, HasSubstr(expected));
@@ -195,15 +197,17 @@ service:
 
 TEST_F(ValidateEnvironment, UnusableStorageDirectoryFailsValidateAndRunAlike) {
   const std::string file = write("not-a-dir", "x");
-  const std::string cfg = write("storage.yaml", "receivers:\n  filelog:\n    include: [" + dir_ +
-                                                    "/*.log]\n    storage: file_storage\n"
-                                                    "extensions:\n  file_storage: {directory: " +
-                                                    file + "/state}\n"
-                                                           "exporters:\n  otlp:\n    endpoint: 127.0.0.1:4317\n"
-                                                           "    sending_queue: {storage: file_storage}\n"
-                                                           "service:\n  extensions: [file_storage]\n"
-                                                           "  telemetry: {metrics: {level: none}}\n"
-                                                           "  pipelines:\n    logs: {receivers: [filelog], exporters: [otlp]}\n");
+  const std::string cfg =
+      write("storage.yaml", "receivers:\n  filelog:\n    include: [" + dir_ +
+                                "/*.log]\n    storage: file_storage\n"
+                                "extensions:\n  file_storage: {directory: " +
+                                file +
+                                "/state}\n"
+                                "exporters:\n  otlp:\n    endpoint: 127.0.0.1:4317\n"
+                                "    sending_queue: {storage: file_storage}\n"
+                                "service:\n  extensions: [file_storage]\n"
+                                "  telemetry: {metrics: {level: none}}\n"
+                                "  pipelines:\n    logs: {receivers: [filelog], exporters: [otlp]}\n");
   auto v = tern("validate -c " + cfg);
   EXPECT_EQ(v.exit_code, 1);
   EXPECT_THAT(v.output, HasSubstr("receivers.filelog.storage: " + file + " is not a directory"));
@@ -215,15 +219,15 @@ TEST_F(ValidateEnvironment, UnusableStorageDirectoryFailsValidateAndRunAlike) {
 
 TEST_F(ValidateEnvironment, UsableDirectoryAndReadableFilesValidate) {
   write("cert.pem", "not checked for content here: the TLS library reads it at start");
-  const std::string cfg = write("ok.yaml", "receivers:\n  filelog:\n    include: [" + dir_ +
-                                               "/*.log]\n    storage: " + dir_ +
-                                               "/state/checkpoints\n"
-                                               "exporters:\n  otlp:\n    endpoint: 127.0.0.1:4317\n"
-                                               "    tls: {ca_file: " +
-                                               dir_ +
-                                               "/cert.pem}\n"
-                                               "service:\n  telemetry: {metrics: {level: none}}\n"
-                                               "  pipelines:\n    logs: {receivers: [filelog], exporters: [otlp]}\n");
+  const std::string cfg =
+      write("ok.yaml", "receivers:\n  filelog:\n    include: [" + dir_ + "/*.log]\n    storage: " + dir_ +
+                           "/state/checkpoints\n"
+                           "exporters:\n  otlp:\n    endpoint: 127.0.0.1:4317\n"
+                           "    tls: {ca_file: " +
+                           dir_ +
+                           "/cert.pem}\n"
+                           "service:\n  telemetry: {metrics: {level: none}}\n"
+                           "  pipelines:\n    logs: {receivers: [filelog], exporters: [otlp]}\n");
   auto v = tern("validate -c " + cfg);
   EXPECT_EQ(v.exit_code, 0) << v.output;
   EXPECT_THAT(v.output, HasSubstr("configuration is valid"));
@@ -232,9 +236,9 @@ TEST_F(ValidateEnvironment, UsableDirectoryAndReadableFilesValidate) {
 TEST(ComponentsCli, ListsEveryTypeWithStability) {
   auto r = tern("components");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* line : {"receivers:\n  - name: otlp\n", "  - name: filelog\n", "processors:\n",
-                           "  - name: memory_limiter\n", "exporters:\n", "  - name: elasticsearch\n",
-                           "  - name: otlphttp\n", "  - name: debug\n", "extensions:\n", "  - name: file_storage\n",
-                           "      logs: Stable\n", "      extension: Beta\n"})
+  for (const char* line :
+       {"receivers:\n  - name: otlp\n", "  - name: filelog\n", "processors:\n", "  - name: memory_limiter\n",
+        "exporters:\n", "  - name: elasticsearch\n", "  - name: otlphttp\n", "  - name: debug\n",
+        "extensions:\n", "  - name: file_storage\n", "      logs: Stable\n", "      extension: Beta\n"})
     EXPECT_THAT(r.output, HasSubstr(line));
 }

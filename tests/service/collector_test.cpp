@@ -17,11 +17,11 @@
 #include <thread>
 
 #include "config/loader.h"
-#include "service/components.h"
 #include "net/http_server.h"
 #include "otlp/json_codec.h"
 #include "otlp/proto_codec.h"
 #include "service/collector.h"
+#include "service/components.h"
 #include "sink/sink_server.h"
 #include "support/http_client.h"
 #include "support/silent_peer.h"
@@ -34,7 +34,7 @@ using test::HttpClient;
 
 config::Config load(const std::string& yaml) {
   auto r = service::load_config_string(yaml, "test.yaml",
-                                      [](std::string_view) { return std::optional<std::string>(); });
+                                       [](std::string_view) { return std::optional<std::string>(); });
   for (const auto& d : r.diagnostics.items)
     if (d.severity == config::Severity::kError) ADD_FAILURE() << d.format();
   EXPECT_TRUE(r.ok());

@@ -23,8 +23,12 @@ class DebugExporter final : public component::Exporter {
 
   void start() override {}
   void shutdown(std::chrono::milliseconds) override {}
-  ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override { return show(*b, b->record_count()); }
-  ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData> b) override { return show(*b, b->span_count()); }
+  ConsumeResult consume_logs(std::shared_ptr<pdata::LogsData> b) override {
+    return show(*b, b->record_count());
+  }
+  ConsumeResult consume_traces(std::shared_ptr<pdata::TracesData> b) override {
+    return show(*b, b->span_count());
+  }
   ConsumeResult consume_metrics(std::shared_ptr<pdata::MetricsData> b) override {
     return show(*b, b->data_point_count());
   }
@@ -57,13 +61,14 @@ class DebugExporter final : public component::Exporter {
   // zap's sampler as the Collector configures it: in each second, the first
   // sampling_initial batches, then every sampling_thereafter-th.
   bool sampled() {
-    const auto second = std::chrono::duration_cast<std::chrono::seconds>(
-                            std::chrono::steady_clock::now().time_since_epoch())
-                            .count();
+    const auto second =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count();
     std::lock_guard lock(sample_mu_);
     if (second != window_) window_ = second, seen_ = 0;
     const std::uint64_t i = seen_++;
-    return i < config_.sampling_initial || (i - config_.sampling_initial + 1) % config_.sampling_thereafter == 0;
+    return i < config_.sampling_initial ||
+           (i - config_.sampling_initial + 1) % config_.sampling_thereafter == 0;
   }
 
   std::string id_;

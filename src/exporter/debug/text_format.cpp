@@ -48,22 +48,24 @@ void attributes(std::string& out, const char* title, const Attributes& attrs, co
   for (const auto& kv : attrs) out += fmt::format("{}     -> {}: {}\n", indent, kv.key, typed(kv.value));
 }
 
-void resource(std::string& out, const char* what, std::size_t i, pdata::Str schema_url, const pdata::Resource& r) {
+void resource(std::string& out, const char* what, std::size_t i, pdata::Str schema_url,
+              const pdata::Resource& r) {
   out += fmt::format("{} #{}\nResource SchemaURL: {}\n", what, i, schema_url);
   attributes(out, "Resource attributes", r.attributes);
 }
 
 void scope(std::string& out, const char* what, std::size_t i, pdata::Str schema_url,
            const pdata::InstrumentationScope& s) {
-  out += fmt::format("{} #{}\n{} SchemaURL: {}\nInstrumentationScope {} {}\n", what, i, what, schema_url, s.name,
-                     s.version);
+  out += fmt::format("{} #{}\n{} SchemaURL: {}\nInstrumentationScope {} {}\n", what, i, what, schema_url,
+                     s.name, s.version);
   attributes(out, "InstrumentationScope attributes", s.attributes);
 }
 
 // " k=v k=v": the normal layout's attributes.
 std::string flat(const Attributes& attrs, const char* sep = " ") {
   std::string out;
-  for (const auto& kv : attrs) out += fmt::format("{}{}={}", out.empty() ? "" : sep, kv.key, pdata::pcommon_as_string(kv.value));
+  for (const auto& kv : attrs)
+    out += fmt::format("{}{}={}", out.empty() ? "" : sep, kv.key, pdata::pcommon_as_string(kv.value));
   return out;
 }
 
@@ -71,7 +73,8 @@ std::string severity_name(std::int32_t n) {
   static constexpr const char* kBase[] = {"Trace", "Debug", "Info", "Warn", "Error", "Fatal"};
   if (n <= 0 || n > 24) return fmt::format("Unspecified({})", n);
   const int level = (n - 1) / 4, step = (n - 1) % 4;
-  return step == 0 ? fmt::format("{}({})", kBase[level], n) : fmt::format("{}{}({})", kBase[level], step + 1, n);
+  return step == 0 ? fmt::format("{}({})", kBase[level], n)
+                   : fmt::format("{}{}({})", kBase[level], step + 1, n);
 }
 
 const char* kind_name(pdata::SpanKind k) {
@@ -119,7 +122,8 @@ const char* type_name(pdata::MetricType t) {
 }
 
 std::string number(const pdata::NumberDataPoint& p) {
-  return p.value_type == pdata::NumberType::Int ? fmt::format("{}", p.as_int) : fmt::format("{:f}", p.as_double);
+  return p.value_type == pdata::NumberType::Int ? fmt::format("{}", p.as_int)
+                                                : fmt::format("{:f}", p.as_double);
 }
 
 void points(std::string& out, const pdata::Metric& m) {
@@ -179,13 +183,15 @@ void points(std::string& out, const pdata::Metric& m) {
 }  // namespace
 
 std::string summary(const pdata::LogsData& d, const std::string& name) {
-  return fmt::format(R"(Logs {{"kind": "exporter", "data_type": "logs", "name": "{}", "resource logs": {}, "log records": {}}})",
-                     name, d.resource_logs.size(), d.record_count());
+  return fmt::format(
+      R"(Logs {{"kind": "exporter", "data_type": "logs", "name": "{}", "resource logs": {}, "log records": {}}})",
+      name, d.resource_logs.size(), d.record_count());
 }
 
 std::string summary(const pdata::TracesData& d, const std::string& name) {
-  return fmt::format(R"(Traces {{"kind": "exporter", "data_type": "traces", "name": "{}", "resource spans": {}, "spans": {}}})",
-                     name, d.resource_spans.size(), d.span_count());
+  return fmt::format(
+      R"(Traces {{"kind": "exporter", "data_type": "traces", "name": "{}", "resource spans": {}, "spans": {}}})",
+      name, d.resource_spans.size(), d.span_count());
 }
 
 std::string summary(const pdata::MetricsData& d, const std::string& name) {
@@ -230,10 +236,12 @@ std::string normal(const pdata::MetricsData& d) {
     for (const auto& sm : rm.scope_metrics)
       for (const auto& m : sm.metrics) {
         for (const auto& p : m.number_points) line(m, p.attributes, number(p));
-        for (const auto& p : m.histogram_points) line(m, p.attributes, fmt::format("count={} sum={:f}", p.count, p.sum));
+        for (const auto& p : m.histogram_points)
+          line(m, p.attributes, fmt::format("count={} sum={:f}", p.count, p.sum));
         for (const auto& p : m.exponential_histogram_points)
           line(m, p.attributes, fmt::format("count={} sum={:f}", p.count, p.sum));
-        for (const auto& p : m.summary_points) line(m, p.attributes, fmt::format("count={} sum={:f}", p.count, p.sum));
+        for (const auto& p : m.summary_points)
+          line(m, p.attributes, fmt::format("count={} sum={:f}", p.count, p.sum));
       }
   return out;
 }
@@ -248,13 +256,15 @@ std::string detailed(const pdata::LogsData& d) {
       scope(out, "ScopeLogs", j, sl.schema_url, sl.scope);
       for (std::size_t k = 0; k < sl.log_records.size(); ++k) {
         const auto& lr = sl.log_records[k];
-        out += fmt::format("LogRecord #{}\nObservedTimestamp: {}\nTimestamp: {}\nSeverityText: {}\nSeverityNumber: {}\n", k,
-                           timestamp(lr.observed_time_unix_nano), timestamp(lr.time_unix_nano), lr.severity_text,
-                           severity_name(lr.severity_number));
+        out += fmt::format(
+            "LogRecord #{}\nObservedTimestamp: {}\nTimestamp: {}\nSeverityText: {}\nSeverityNumber: {}\n", k,
+            timestamp(lr.observed_time_unix_nano), timestamp(lr.time_unix_nano), lr.severity_text,
+            severity_name(lr.severity_number));
         if (!lr.event_name.empty()) out += fmt::format("EventName: {}\n", lr.event_name);
         out += fmt::format("Body: {}\n", typed(lr.body));
         attributes(out, "Attributes", lr.attributes);
-        out += fmt::format("Trace ID: {}\nSpan ID: {}\nFlags: {}\n", hex(lr.trace_id), hex(lr.span_id), lr.flags);
+        out += fmt::format("Trace ID: {}\nSpan ID: {}\nFlags: {}\n", hex(lr.trace_id), hex(lr.span_id),
+                           lr.flags);
       }
     }
   }
@@ -282,16 +292,18 @@ std::string detailed(const pdata::TracesData& d) {
         if (!s.events.empty()) out += "Events:\n";
         for (std::size_t e = 0; e < s.events.size(); ++e) {
           const auto& ev = s.events[e];
-          out += fmt::format("SpanEvent #{}\n     -> Name: {}\n     -> Timestamp: {}\n     -> DroppedAttributesCount: {}\n",
-                             e, ev.name, timestamp(ev.time_unix_nano), ev.dropped_attributes_count);
+          out += fmt::format(
+              "SpanEvent #{}\n     -> Name: {}\n     -> Timestamp: {}\n     -> DroppedAttributesCount: {}\n",
+              e, ev.name, timestamp(ev.time_unix_nano), ev.dropped_attributes_count);
           attributes(out, "     -> Attributes:", ev.attributes, "     ");
         }
         if (!s.links.empty()) out += "Links:\n";
         for (std::size_t l = 0; l < s.links.size(); ++l) {
           const auto& ln = s.links[l];
-          out += fmt::format("SpanLink #{}\n     -> Trace ID: {}\n     -> ID: {}\n     -> TraceState: {}\n"
-                             "     -> DroppedAttributesCount: {}\n",
-                             l, hex(ln.trace_id), hex(ln.span_id), ln.trace_state, ln.dropped_attributes_count);
+          out += fmt::format(
+              "SpanLink #{}\n     -> Trace ID: {}\n     -> ID: {}\n     -> TraceState: {}\n"
+              "     -> DroppedAttributesCount: {}\n",
+              l, hex(ln.trace_id), hex(ln.span_id), ln.trace_state, ln.dropped_attributes_count);
           attributes(out, "     -> Attributes:", ln.attributes, "     ");
         }
       }
@@ -310,11 +322,11 @@ std::string detailed(const pdata::MetricsData& d) {
       scope(out, "ScopeMetrics", j, sm.schema_url, sm.scope);
       for (std::size_t k = 0; k < sm.metrics.size(); ++k) {
         const auto& m = sm.metrics[k];
-        out += fmt::format("Metric #{}\nDescriptor:\n     -> Name: {}\n     -> Description: {}\n     -> Unit: {}\n"
-                           "     -> DataType: {}\n",
-                           k, m.name, m.description, m.unit, type_name(m.type));
-        if (m.type == pdata::MetricType::Sum)
-          out += fmt::format("     -> IsMonotonic: {}\n", m.is_monotonic);
+        out += fmt::format(
+            "Metric #{}\nDescriptor:\n     -> Name: {}\n     -> Description: {}\n     -> Unit: {}\n"
+            "     -> DataType: {}\n",
+            k, m.name, m.description, m.unit, type_name(m.type));
+        if (m.type == pdata::MetricType::Sum) out += fmt::format("     -> IsMonotonic: {}\n", m.is_monotonic);
         if (m.type == pdata::MetricType::Sum || m.type == pdata::MetricType::Histogram ||
             m.type == pdata::MetricType::ExponentialHistogram)
           out += fmt::format("     -> AggregationTemporality: {}\n", temporality_name(m.temporality));

@@ -21,8 +21,8 @@
 #include <thread>
 
 #include "compression/gzip.h"
-#include "exporter/elasticsearch/config.h"
 #include "exporter/elasticsearch/bulk_response.h"
+#include "exporter/elasticsearch/config.h"
 #include "exporter/elasticsearch/http_client.h"
 #include "text/base64.h"
 #include "text/json_string.h"

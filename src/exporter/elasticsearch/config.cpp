@@ -9,9 +9,9 @@
 
 #include <re2/re2.h>
 
-#include "text/base64.h"
 #include "encoding/elasticsearch/encoder.h"
 #include "text/ascii.h"
+#include "text/base64.h"
 #include "text/endpoint.h"
 
 #include "config/reader.h"
@@ -20,11 +20,11 @@
 
 namespace tern::exporter::es {
 
-using config::DecodeContext;
-using config::MapReader;
 using config::check_backoff;
 using config::check_host_port;
+using config::DecodeContext;
 using config::join;
+using config::MapReader;
 using config::suggest;
 
 namespace {
@@ -104,8 +104,6 @@ std::string bulk_query_error(std::string_view query) {
   }
   return "";
 }
-
-
 
 }  // namespace
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "config/transport.h"
-#include "config/units.h"
 #include "config/component.h"
 #include "config/reader.h"
+#include "config/transport.h"
+#include "config/units.h"
 
 namespace tern::exporter::es {
 
@@ -79,7 +79,8 @@ struct ElasticsearchExporterConfig {
 
 // Reads and checks the section at `r` (`at`: its key); problems go to `ctx`.
 // `id` and `storage`: its queue's storage extension, if it names one.
-void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at, ElasticsearchExporterConfig& c,
-            const config::ComponentId& id, std::vector<config::StorageRequest>& storage);
+void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at,
+            ElasticsearchExporterConfig& c, const config::ComponentId& id,
+            std::vector<config::StorageRequest>& storage);
 
 }  // namespace tern::exporter::es

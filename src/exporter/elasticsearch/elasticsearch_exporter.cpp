@@ -19,8 +19,8 @@ namespace {
 using component::BatchSettings;
 using component::ConsumeCode;
 using component::ConsumeResult;
-using component::MetricSample;
 using component::escape_label;
+using component::MetricSample;
 using helper::DiskSpool;
 
 queue::DiskQueueOptions disk_queue_options(const ElasticsearchExporterConfig::SendingQueue& s) {
@@ -36,8 +36,6 @@ queue::DiskQueueOptions disk_queue_options(const ElasticsearchExporterConfig::Se
   o.compress = s.compress;
   return o;
 }
-
-
 
 using encoding::EncodedBatch;
 using encoding::es::Encoder;
@@ -87,7 +85,8 @@ class ElasticsearchStage final : public component::Exporter {
         // A disk queue's reader loop encodes what it reads: the memory queue behind it holds
         // encoded entries whatever `encoding` says (late with a disk queue crashed the
         // consumers, which encoded a batch they did not have; the loader warns).
-        early_(c.encoding == exporter::es::ElasticsearchExporterConfig::Encoding::kEarly || uses_disk_queue(c)),
+        early_(c.encoding == exporter::es::ElasticsearchExporterConfig::Encoding::kEarly ||
+               uses_disk_queue(c)),
         encoder_config_(encoder_config(c)),
         queue_(memory_limits(c)),
         batch_(batch),
@@ -372,7 +371,7 @@ class ElasticsearchStage final : public component::Exporter {
   exporter::es::BulkExporter exporter_;
   unsigned consumers_ = 1;
   std::vector<std::thread> threads_;
-  std::unique_ptr<DiskSpool> disk_;  // sending_queue.type: disk; destroyed after the senders
+  std::unique_ptr<DiskSpool> disk_;         // sending_queue.type: disk; destroyed after the senders
   std::atomic<bool> shutting_down_{false};  // shutdown() runs once
   std::atomic<exporter::es::Clock::rep> shutdown_deadline_{0};
   std::atomic<bool> stopped_{false};
@@ -383,9 +382,8 @@ class ElasticsearchStage final : public component::Exporter {
 
 }  // namespace
 
-std::unique_ptr<component::Exporter> make_elasticsearch_exporter(std::string id,
-                                                        const exporter::es::ElasticsearchExporterConfig& c,
-                                                        BatchSettings batch) {
+std::unique_ptr<component::Exporter> make_elasticsearch_exporter(
+    std::string id, const exporter::es::ElasticsearchExporterConfig& c, BatchSettings batch) {
   return std::make_unique<ElasticsearchStage>(std::move(id), c, batch);
 }
 

@@ -8,12 +8,13 @@
 // path). A batch that does not fit the queue is refused with kRetryLater.
 #include <memory>
 
-#include "exporter/elasticsearch/config.h"
 #include "component/exporter.h"
+#include "exporter/elasticsearch/config.h"
 
 namespace tern::exporter::es {
 
-std::unique_ptr<component::Exporter> make_elasticsearch_exporter(std::string id, const ElasticsearchExporterConfig& c,
-                                                               component::BatchSettings batch);
+std::unique_ptr<component::Exporter> make_elasticsearch_exporter(std::string id,
+                                                                 const ElasticsearchExporterConfig& c,
+                                                                 component::BatchSettings batch);
 
 }  // namespace tern::exporter::es

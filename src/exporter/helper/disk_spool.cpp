@@ -142,8 +142,8 @@ ConsumeResult DiskSpool::answer(queue::PushResult r, const std::string& error) {
       return ConsumeResult::ok();
     case queue::PushResult::kFull:
       refused_full_.fetch_add(1, std::memory_order_relaxed);
-      return {ConsumeCode::kUnavailable, "disk queue of exporter " + id_ + " is full", std::chrono::seconds(1),
-              0};
+      return {ConsumeCode::kUnavailable, "disk queue of exporter " + id_ + " is full",
+              std::chrono::seconds(1), 0};
     case queue::PushResult::kClosed:
       return {ConsumeCode::kShutdown, "exporter " + id_ + " is shutting down", {}, 0};
     case queue::PushResult::kError:
@@ -286,14 +286,16 @@ void DiskSpool::collect_metrics(const std::string& l, std::vector<MetricSample>&
   auto add = [&](const char* name, double v, const char* help, bool counter = true) {
     out.push_back({name, l, v, help, counter});
   };
-  add("tern_exporter_disk_queue_bytes", static_cast<double>(s.size_bytes), "Bytes of the disk queue's segment files",
-      false);
+  add("tern_exporter_disk_queue_bytes", static_cast<double>(s.size_bytes),
+      "Bytes of the disk queue's segment files", false);
   add("tern_exporter_disk_queue_frames", static_cast<double>(s.pending_frames),
       "Frames written and not yet acknowledged", false);
   add("tern_exporter_disk_queue_segments", static_cast<double>(s.segments), "Segment files", false);
-  add("tern_exporter_disk_queue_written_frames_total", static_cast<double>(s.frames_written), "Frames written");
+  add("tern_exporter_disk_queue_written_frames_total", static_cast<double>(s.frames_written),
+      "Frames written");
   add("tern_exporter_disk_queue_written_bytes_total", static_cast<double>(s.bytes_written), "Bytes written");
-  add("tern_exporter_disk_queue_acked_frames_total", static_cast<double>(s.frames_acked), "Frames acknowledged");
+  add("tern_exporter_disk_queue_acked_frames_total", static_cast<double>(s.frames_acked),
+      "Frames acknowledged");
   add("tern_exporter_disk_queue_fsyncs_total", static_cast<double>(s.fsyncs), "fsync calls");
   add("tern_exporter_disk_queue_skipped_frames_total", static_cast<double>(s.skipped_frames),
       "Corrupt frames skipped at recovery");

@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
-#include "logging/log_limit.h"
 #include "component/consumer.h"
 #include "component/exporter.h"
+#include "logging/log_limit.h"
 #include "queue/disk_queue.h"
 #include "queue/memory_queue.h"
 
@@ -33,7 +33,6 @@ namespace tern::exporter::helper {
 using component::ConsumeCode;
 using component::ConsumeResult;
 using component::MetricSample;
-
 
 class DiskSpool {
  public:

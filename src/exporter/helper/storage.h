@@ -21,9 +21,9 @@ inline std::string storage_leaf(const config::ComponentId& id) {
 // `sending_queue.storage` (read by `q`) names a storage extension: the queue's `directory`
 // becomes this exporter's directory there once the loader resolves it. Also asks the loader
 // to check that the directory is usable.
-inline void request_queue_storage(config::DecodeContext& ctx, config::MapReader& q, const config::ComponentId& id,
-                                  const std::string& extension_id, std::string& directory,
-                                  std::vector<config::StorageRequest>& storage) {
+inline void request_queue_storage(config::DecodeContext& ctx, config::MapReader& q,
+                                  const config::ComponentId& id, const std::string& extension_id,
+                                  std::string& directory, std::vector<config::StorageRequest>& storage) {
   if (!extension_id.empty())
     storage.push_back({q.own_mark("storage"), q.sub_path("storage"), extension_id,
                        [&directory, leaf = storage_leaf(id)](const std::string& dir) {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "text/endpoint.h"
@@ -16,18 +16,14 @@
 
 namespace tern::exporter::otlp {
 
-using config::DecodeContext;
-using config::MapReader;
 using config::check_backoff;
 using config::check_host_port;
+using config::DecodeContext;
 using config::join;
+using config::MapReader;
 using config::suggest;
 
-namespace {
-
-
-
-}  // namespace
+namespace {}  // namespace
 
 void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c,
             const config::ComponentId& id, std::vector<config::StorageRequest>& storage) {

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "config/transport.h"
-#include "config/units.h"
 #include "config/component.h"
 #include "config/reader.h"
+#include "config/transport.h"
+#include "config/units.h"
 
 namespace tern::exporter::otlp {
 
@@ -42,7 +42,7 @@ struct OtlpExporterConfig {
     Duration max_interval = 30s;
     double multiplier = 2.0;
     double randomization_factor = 0.5;  // each back-off × [1 - f, 1 + f], as the Collector's
-    Duration max_elapsed_time = 0s;  // 0: no limit
+    Duration max_elapsed_time = 0s;     // 0: no limit
   } retry_on_failure;
   struct SendingQueue {
     std::uint64_t num_consumers = 4;  // sender threads, each with its own connection

@@ -12,12 +12,12 @@
 #include <thread>
 #include <type_traits>
 
+#include "exporter/helper/backoff.h"
+#include "exporter/helper/disk_spool.h"
 #include "exporter/otlp/otlp_client.h"
 #include "logging/log_limit.h"
 #include "otlp/json_codec.h"
 #include "otlp/proto_codec.h"
-#include "exporter/helper/backoff.h"
-#include "exporter/helper/disk_spool.h"
 #include "queue/memory_queue.h"
 
 namespace tern::exporter::otlp {
@@ -548,7 +548,7 @@ class OtlpStage final : public component::Exporter {
   std::string id_;
   bool http_;
   ox::OtlpClientOptions options_;
-  std::string base_path_;  // otlphttp: the endpoint URL's path, before /v1/<signal>
+  std::string base_path_;      // otlphttp: the endpoint URL's path, before /v1/<signal>
   std::string signal_url_[3];  // otlphttp: logs_endpoint, traces_endpoint, metrics_endpoint
   bool json_ = false;          // otlphttp `encoding: json`
   queue::MemoryQueue queue_;
@@ -577,8 +577,9 @@ class OtlpStage final : public component::Exporter {
 
 }  // namespace
 
-std::unique_ptr<component::Exporter> make_otlp_exporter(std::string id, const exporter::otlp::OtlpExporterConfig& c,
-                                               BatchSettings batch) {
+std::unique_ptr<component::Exporter> make_otlp_exporter(std::string id,
+                                                        const exporter::otlp::OtlpExporterConfig& c,
+                                                        BatchSettings batch) {
   return std::make_unique<OtlpStage>(std::move(id), c, batch);
 }
 

@@ -13,13 +13,13 @@
 #include <memory>
 #include <string>
 
-#include "exporter/otlp/config.h"
 #include "component/exporter.h"
+#include "exporter/otlp/config.h"
 
 namespace tern::exporter::otlp {
 
 // Throws std::invalid_argument for an endpoint the client cannot use.
 std::unique_ptr<component::Exporter> make_otlp_exporter(std::string id, const OtlpExporterConfig& c,
-                                                       component::BatchSettings batch);
+                                                        component::BatchSettings batch);
 
 }  // namespace tern::exporter::otlp

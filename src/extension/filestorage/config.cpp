@@ -12,18 +12,14 @@
 
 namespace tern::extension {
 
-using config::DecodeContext;
-using config::MapReader;
 using config::check_backoff;
 using config::check_host_port;
+using config::DecodeContext;
 using config::join;
+using config::MapReader;
 using config::suggest;
 
-namespace {
-
-
-
-}  // namespace
+namespace {}  // namespace
 
 void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark&, FileStorageExtensionConfig& c) {
   r.str("directory", c.directory);
@@ -32,7 +28,5 @@ void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark&, FileStorageExte
   // The Collector's other keys tune its bbolt database, which Tern does not have.
   for (const char* key : {"timeout", "compaction", "fsync", "create_directory"}) r.get(key);
 }
-
-
 
 }  // namespace tern::extension

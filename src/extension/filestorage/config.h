@@ -12,6 +12,7 @@ struct FileStorageExtensionConfig {
 };
 
 // Reads and checks the section at `r` (`at`: its key); problems go to `ctx`.
-void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at, FileStorageExtensionConfig& c);
+void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at,
+            FileStorageExtensionConfig& c);
 
 }  // namespace tern::extension

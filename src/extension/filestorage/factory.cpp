@@ -14,7 +14,8 @@ class Factory final : public config::TypedComponent<FileStorageExtensionConfig, 
     return static_cast<const FileStorageExtensionConfig*>(settings)->directory;
   }
   // Nothing runs: the components that name it were given its directory by the loader.
-  std::unique_ptr<component::Extension> create(const config::ComponentConfig&, component::Host&) const override {
+  std::unique_ptr<component::Extension> create(const config::ComponentConfig&,
+                                               component::Host&) const override {
     return std::make_unique<component::Extension>();
   }
 

@@ -11,6 +11,7 @@ struct HealthCheckExtensionConfig {
 };
 
 // Reads and checks the section at `r` (`at`: its key); problems go to `ctx`.
-void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at, HealthCheckExtensionConfig& c);
+void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at,
+            HealthCheckExtensionConfig& c);
 
 }  // namespace tern::extension

@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "processor/attributes/config.h"
 #include "component/processor.h"
+#include "processor/attributes/config.h"
 
 namespace re2 {
 class RE2;

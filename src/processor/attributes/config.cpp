@@ -16,11 +16,11 @@
 
 namespace tern::processor {
 
-using config::DecodeContext;
-using config::MapReader;
 using config::check_backoff;
 using config::check_host_port;
+using config::DecodeContext;
 using config::join;
+using config::MapReader;
 using config::suggest;
 
 namespace {
@@ -73,8 +73,6 @@ AttributesProcessorConfig::Type resolve_plain_scalar(std::string& value) {
   }
   return T::kString;
 }
-
-
 
 }  // namespace
 

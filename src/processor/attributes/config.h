@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "config/units.h"
 #include "config/reader.h"
+#include "config/units.h"
 
 namespace tern::processor {
 
@@ -34,7 +34,8 @@ struct AttributesProcessorConfig {
 };
 
 // Reads and checks the section at `r` (`at`: its key); problems go to `ctx`.
-void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at, AttributesProcessorConfig& c);
+void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at,
+            AttributesProcessorConfig& c);
 // `resource`: the resource processor's form (its actions under `attributes`).
 void decode_actions(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at,
                     AttributesProcessorConfig& c, bool resource);

@@ -1,7 +1,7 @@
 #include "processor/attributes/factory.h"
 
-#include "processor/attributes/config.h"
 #include "processor/attributes/attributes_processor.h"
+#include "processor/attributes/config.h"
 
 namespace tern::processor {
 namespace {
@@ -9,7 +9,9 @@ namespace {
 class Factory final : public config::TypedComponent<AttributesProcessorConfig, component::ProcessorFactory> {
  public:
   std::string_view type() const override { return "attributes"; }
-  std::string_view description() const override { return "inserts, updates, deletes and converts record attributes"; }
+  std::string_view description() const override {
+    return "inserts, updates, deletes and converts record attributes";
+  }
   std::vector<std::pair<config::Signal, config::Stability>> signals() const override {
     return component::all_signals(config::Stability::kBeta);
   }
@@ -28,7 +30,8 @@ class Factory final : public config::TypedComponent<AttributesProcessorConfig, c
 
 // `resource`: the same actions on resource attributes, listed under `attributes` as in the
 // Collector.
-class ResourceFactory final : public config::TypedComponent<AttributesProcessorConfig, component::ProcessorFactory> {
+class ResourceFactory final
+    : public config::TypedComponent<AttributesProcessorConfig, component::ProcessorFactory> {
  public:
   std::string_view type() const override { return "resource"; }
   std::string_view description() const override {

@@ -27,7 +27,9 @@ class BatchProcessor final : public component::Processor {
 class Factory final : public config::TypedComponent<BatchProcessorConfig, component::ProcessorFactory> {
  public:
   std::string_view type() const override { return "batch"; }
-  std::string_view description() const override { return "batches by size and time (sizes the exporters' queue batches)"; }
+  std::string_view description() const override {
+    return "batches by size and time (sizes the exporters' queue batches)";
+  }
   std::vector<std::pair<config::Signal, config::Stability>> signals() const override {
     return component::all_signals(config::Stability::kBeta);
   }

@@ -15,18 +15,14 @@
 
 namespace tern::processor {
 
-using config::DecodeContext;
-using config::MapReader;
 using config::check_backoff;
 using config::check_host_port;
+using config::DecodeContext;
 using config::join;
+using config::MapReader;
 using config::suggest;
 
-namespace {
-
-
-
-}  // namespace
+namespace {}  // namespace
 
 // `filter`: OTTL conditions per context, each parsed here so that a mistake is a config
 // error at its line, not a surprise at run time.

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "config/units.h"
 #include "config/reader.h"
+#include "config/units.h"
 
 namespace tern::processor {
 

@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "processor/filter/config.h"
+#include "component/processor.h"
 #include "ottl/condition.h"
 #include "pdata/signal.h"
-#include "component/processor.h"
+#include "processor/filter/config.h"
 
 namespace tern::processor {
 
@@ -31,8 +31,10 @@ class FilterProcessor final : public component::Processor {
   void collect_metrics(const std::string& id, std::vector<component::MetricSample>& out) const override {
     for (const auto s : {pdata::Signal::Logs, pdata::Signal::Traces, pdata::Signal::Metrics})
       out.push_back({"tern_processor_filter_dropped_items_total",
-                     "processor=\"" + component::escape_label(id) + "\",signal=\"" + std::string(pdata::to_string(s)) + "\"",
-                     static_cast<double>(dropped(s)), "Items the filter processor's conditions dropped", true});
+                     "processor=\"" + component::escape_label(id) + "\",signal=\"" +
+                         std::string(pdata::to_string(s)) + "\"",
+                     static_cast<double>(dropped(s)), "Items the filter processor's conditions dropped",
+                     true});
   }
 
  private:

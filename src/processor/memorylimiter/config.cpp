@@ -12,18 +12,14 @@
 
 namespace tern::processor {
 
-using config::DecodeContext;
-using config::MapReader;
 using config::check_backoff;
 using config::check_host_port;
+using config::DecodeContext;
 using config::join;
+using config::MapReader;
 using config::suggest;
 
-namespace {
-
-
-
-}  // namespace
+namespace {}  // namespace
 
 void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, MemoryLimiterProcessorConfig& c) {
   r.duration("check_interval", c.check_interval);

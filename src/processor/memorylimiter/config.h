@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "config/units.h"
 #include "config/reader.h"
+#include "config/units.h"
 
 namespace tern::processor {
 
@@ -24,6 +24,7 @@ struct MemoryLimiterProcessorConfig {
 };
 
 // Reads and checks the section at `r` (`at`: its key); problems go to `ctx`.
-void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at, MemoryLimiterProcessorConfig& c);
+void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at,
+            MemoryLimiterProcessorConfig& c);
 
 }  // namespace tern::processor

@@ -6,7 +6,8 @@
 namespace tern::processor {
 namespace {
 
-class Factory final : public config::TypedComponent<MemoryLimiterProcessorConfig, component::ProcessorFactory> {
+class Factory final
+    : public config::TypedComponent<MemoryLimiterProcessorConfig, component::ProcessorFactory> {
  public:
   std::string_view type() const override { return "memory_limiter"; }
   std::string_view description() const override { return "refuses data while memory use is over its limit"; }

@@ -9,8 +9,8 @@
 #include <functional>
 #include <mutex>
 
-#include "processor/memorylimiter/config.h"
 #include "component/processor.h"
+#include "processor/memorylimiter/config.h"
 
 namespace tern::processor {
 

@@ -12,18 +12,14 @@
 
 namespace tern::processor {
 
-using config::DecodeContext;
-using config::MapReader;
 using config::check_backoff;
 using config::check_host_port;
+using config::DecodeContext;
 using config::join;
+using config::MapReader;
 using config::suggest;
 
-namespace {
-
-
-
-}  // namespace
+namespace {}  // namespace
 
 // `resourcedetection`: Tern has the Collector's `env` and `system` detectors; the others ask
 // cloud or container APIs and are refused by name.

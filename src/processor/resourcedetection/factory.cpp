@@ -1,16 +1,19 @@
 #include "processor/resourcedetection/factory.h"
 
+#include "processor/attributes/attributes_processor.h"
 #include "processor/resourcedetection/config.h"
 #include "processor/resourcedetection/resource_detection.h"
-#include "processor/attributes/attributes_processor.h"
 
 namespace tern::processor {
 namespace {
 
-class Factory final : public config::TypedComponent<ResourceDetectionProcessorConfig, component::ProcessorFactory> {
+class Factory final
+    : public config::TypedComponent<ResourceDetectionProcessorConfig, component::ProcessorFactory> {
  public:
   std::string_view type() const override { return "resourcedetection"; }
-  std::string_view description() const override { return "adds the host's attributes (env, system) to resources"; }
+  std::string_view description() const override {
+    return "adds the host's attributes (env, system) to resources";
+  }
   std::vector<std::pair<config::Signal, config::Stability>> signals() const override {
     return component::all_signals(config::Stability::kBeta);
   }

@@ -145,7 +145,7 @@ DetectedAttributes system_attributes(const processor::ResourceDetectionProcessor
 }
 
 processor::AttributesProcessorConfig detect_resource(const processor::ResourceDetectionProcessorConfig& c,
-                                                  const std::string& id) {
+                                                     const std::string& id) {
   DetectedAttributes found;
   const auto add = [&](DetectedAttributes attrs) {
     for (auto& kv : attrs) {

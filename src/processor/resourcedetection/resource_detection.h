@@ -40,6 +40,6 @@ DetectedAttributes system_attributes(const processor::ResourceDetectionProcessor
 // Runs the configured detectors on this host, in order (the first value of a key wins), and
 // returns the resource processor's actions.
 processor::AttributesProcessorConfig detect_resource(const processor::ResourceDetectionProcessorConfig& c,
-                                                  const std::string& id);
+                                                     const std::string& id);
 
 }  // namespace tern::processor

@@ -15,18 +15,14 @@
 
 namespace tern::processor {
 
-using config::DecodeContext;
-using config::MapReader;
 using config::check_backoff;
 using config::check_host_port;
+using config::DecodeContext;
 using config::join;
+using config::MapReader;
 using config::suggest;
 
-namespace {
-
-
-
-}  // namespace
+namespace {}  // namespace
 
 // `transform`: groups of OTTL statements per signal. A group is a mapping (context,
 // conditions, statements) or, the Collector's flat form, one statement as a string, run in

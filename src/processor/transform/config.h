@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "config/units.h"
 #include "config/reader.h"
+#include "config/units.h"
 
 namespace tern::processor {
 
@@ -28,6 +28,7 @@ struct TransformProcessorConfig {
 };
 
 // Reads and checks the section at `r` (`at`: its key); problems go to `ctx`.
-void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at, TransformProcessorConfig& c);
+void decode(config::DecodeContext& ctx, config::MapReader& r, const YAML::Mark& at,
+            TransformProcessorConfig& c);
 
 }  // namespace tern::processor

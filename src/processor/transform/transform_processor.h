@@ -5,9 +5,9 @@
 // statements in order (the Collector's transform processor).
 #include <vector>
 
-#include "processor/transform/config.h"
-#include "ottl/statement.h"
 #include "component/processor.h"
+#include "ottl/statement.h"
+#include "processor/transform/config.h"
 
 namespace tern::processor {
 

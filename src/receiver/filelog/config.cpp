@@ -17,11 +17,11 @@
 
 namespace tern::receiver::filelog {
 
-using config::DecodeContext;
-using config::MapReader;
 using config::check_backoff;
 using config::check_host_port;
+using config::DecodeContext;
 using config::join;
+using config::MapReader;
 using config::suggest;
 
 namespace {
@@ -29,7 +29,8 @@ namespace {
 // ---- filelog operators (the Collector's stanza operators; the subset Tern runs) ----------
 
 // `body`, `attributes.<key>` or `attributes["<key>"]`, normalized to `body` / `attributes.<key>`.
-std::optional<std::string> operator_field(DecodeContext& ctx, MapReader& r, std::string_view key, bool required) {
+std::optional<std::string> operator_field(DecodeContext& ctx, MapReader& r, std::string_view key,
+                                          bool required) {
   if (!r.has(key)) {
     if (required) ctx.error(r.mark(key), fmt::format("{}: {} is required", r.path(), key));
     return std::nullopt;
@@ -167,7 +168,8 @@ FilelogOperatorConfig::Timestamp decode_timestamp(DecodeContext& ctx, MapReader&
   return ts;
 }
 
-void decode_operator(DecodeContext& ctx, const YAML::Node& n, const std::string& path, FilelogOperatorConfig& op) {
+void decode_operator(DecodeContext& ctx, const YAML::Node& n, const std::string& path,
+                     FilelogOperatorConfig& op) {
   using T = FilelogOperatorConfig::Type;
   using E = FilelogOperatorConfig::OnError;
   MapReader r(ctx, n, path);
@@ -345,8 +347,6 @@ void decode_operator(DecodeContext& ctx, const YAML::Node& n, const std::string&
       break;
   }
 }
-
-
 
 }  // namespace
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "config/units.h"
 #include "config/reader.h"
+#include "config/units.h"
 
 namespace tern::receiver::filelog {
 
@@ -54,22 +54,22 @@ struct FilelogOperatorConfig {
   Type type = Type::kRegexParser;
   std::string id;  // the operator's id (default: its type), in metrics and logs
   OnError on_error = OnError::kSend;
-  std::string regex;                   // regex_parser
-  std::string delimiter = "=";         // key_value_parser: between key and value
-  std::string pair_delimiter;          // key_value_parser: between pairs (empty: whitespace)
-  std::string parse_from = "body";     // parsers
-  std::optional<Timestamp> timestamp;  // parsers' `timestamp` block, or time_parser's own fields
-  std::optional<Severity> severity;    // parsers' `severity` block, or severity_parser's own
-  std::string field;                   // remove, add
-  std::string from, to;                // move, copy
-  std::vector<std::string> fields;     // retain: the attributes kept
-  std::string format = "auto";         // container: auto, docker, crio or containerd
+  std::string regex;                       // regex_parser
+  std::string delimiter = "=";             // key_value_parser: between key and value
+  std::string pair_delimiter;              // key_value_parser: between pairs (empty: whitespace)
+  std::string parse_from = "body";         // parsers
+  std::optional<Timestamp> timestamp;      // parsers' `timestamp` block, or time_parser's own fields
+  std::optional<Severity> severity;        // parsers' `severity` block, or severity_parser's own
+  std::string field;                       // remove, add
+  std::string from, to;                    // move, copy
+  std::vector<std::string> fields;         // retain: the attributes kept
+  std::string format = "auto";             // container: auto, docker, crio or containerd
   bool add_metadata_from_filepath = true;  // container: k8s.* resource attributes from log.file.path
   std::uint64_t max_log_size = 0;          // container: bound on a joined partial line; 0 = the receiver's
   // trace_parser: where the hex trace id, span id and trace flags are read from.
   std::string trace_id_from = "attributes.trace_id", span_id_from = "attributes.span_id",
               trace_flags_from = "attributes.trace_flags";
-  std::string value;                   // add
+  std::string value;  // add
   // csv_parser: the column names (from `header`), and how quotes are read.
   std::vector<std::string> csv_header;
   bool lazy_quotes = false, ignore_quotes = false;
@@ -85,11 +85,11 @@ struct FilelogReceiverConfig {
   std::string encoding = "utf-8";
   Parse parse = Parse::kNone;
   std::map<std::string, std::string> attributes;
-  std::string storage;                    // checkpoint directory; empty = offsets not persisted
-  Duration poll_interval = 200ms;         // how often the include globs are re-scanned
-  std::uint64_t fingerprint_size = 1000;  // leading bytes hashed to recognise a file
-  bool include_file_name = true;          // adds the log.file.name attribute
-  bool include_file_path = false;         // adds the log.file.path attribute
+  std::string storage;                          // checkpoint directory; empty = offsets not persisted
+  Duration poll_interval = 200ms;               // how often the include globs are re-scanned
+  std::uint64_t fingerprint_size = 1000;        // leading bytes hashed to recognise a file
+  bool include_file_name = true;                // adds the log.file.name attribute
+  bool include_file_path = false;               // adds the log.file.path attribute
   bool include_file_name_resolved = false;      // log.file.name_resolved: the name after symlinks
   bool include_file_path_resolved = false;      // log.file.path_resolved: the path after symlinks
   std::map<std::string, std::string> resource;  // resource attributes of every record

@@ -37,7 +37,8 @@ class Component final : public component::Receiver {
     add("tern_filelog_batches_invalid_total", s.batches_invalid, "Batches refused as invalid (skipped)");
     add("tern_filelog_json_errors_total", s.json_errors, "Lines that were not a JSON object");
     add("tern_filelog_operator_errors_total", s.operator_errors, "Records on which an operator failed");
-    add("tern_filelog_records_dropped_total", s.records_dropped, "Records dropped by an operator's on_error: drop");
+    add("tern_filelog_records_dropped_total", s.records_dropped,
+        "Records dropped by an operator's on_error: drop");
     add("tern_filelog_file_errors_total", s.file_errors, "Files that could not be opened or read");
     add("tern_filelog_checkpoint_errors_total", s.checkpoint_errors, "Failed checkpoint writes");
   }
@@ -70,7 +71,8 @@ class Factory final : public config::TypedComponent<FilelogReceiverConfig, compo
 
   // Two ids that map to one checkpoint file (filelog/a/b, filelog/a_b) would overwrite each
   // other's checkpoint and read their files again after a restart.
-  void check_together(config::DecodeContext& ctx, const std::vector<const config::ComponentConfig*>& all) const override {
+  void check_together(config::DecodeContext& ctx,
+                      const std::vector<const config::ComponentConfig*>& all) const override {
     std::map<std::string, std::string> owner;  // checkpoint path -> receiver id
     for (const auto* c : all) {
       if (c->settings<FilelogReceiverConfig>().storage.empty()) continue;

@@ -73,10 +73,10 @@ struct File {
   ~File() {
     if (fd >= 0) ::close(fd);
   }
-  std::uint64_t id = 0;  // this run's key in the checkpoint tracker
-  std::string path;      // as the include pattern matched it (last time it was matched)
-  std::string abs_path;  // log.file.path
-  std::string name;      // log.file.name
+  std::uint64_t id = 0;                      // this run's key in the checkpoint tracker
+  std::string path;                          // as the include pattern matched it (last time it was matched)
+  std::string abs_path;                      // log.file.path
+  std::string name;                          // log.file.name
   std::string resolved_path, resolved_name;  // log.file.*_resolved: after symlinks
   FileKey key{};
   int fd = -1;
@@ -118,7 +118,7 @@ struct File {
 // The batch being filled: one resource per file, positions for the checkpoint.
 struct Batch {
   struct PerFile {
-    std::size_t resource = 0;  // index in resource_logs
+    std::size_t resource = 0;                             // index in resource_logs
     pdata::Str name, path, resolved_name, resolved_path;  // in the arena
   };
   std::shared_ptr<pdata::LogsData> data;
@@ -194,7 +194,7 @@ struct FilelogReceiver::Impl {
   std::set<std::string> failed_paths;  // errors are logged once per path until it works
   std::string chunk;
   simdjson::dom::parser parser;
-  std::unique_ptr<Operators> operators;  // config.operators, when there are any
+  std::unique_ptr<Operators> operators;            // config.operators, when there are any
   std::unique_ptr<re2::RE2> line_start, line_end;  // multiline, when set
   bool cri_join = false;      // CRI partial lines are joined before anything else sees them
   std::uint64_t cri_max = 0;  // bytes of joined log text

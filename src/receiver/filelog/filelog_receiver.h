@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "receiver/filelog/config.h"
 #include "component/consumer.h"
+#include "receiver/filelog/config.h"
 #include "receiver/filelog/stats.h"
 
 namespace tern::receiver::filelog {
@@ -30,8 +30,8 @@ struct FilelogReceiverOptions {
 
 class FilelogReceiver {
  public:
-  FilelogReceiver(std::string id, const receiver::filelog::FilelogReceiverConfig& config, component::Consumer& consumer,
-                  FilelogReceiverOptions options = {});
+  FilelogReceiver(std::string id, const receiver::filelog::FilelogReceiverConfig& config,
+                  component::Consumer& consumer, FilelogReceiverOptions options = {});
   ~FilelogReceiver();  // shutdown()
   FilelogReceiver(const FilelogReceiver&) = delete;
   FilelogReceiver& operator=(const FilelogReceiver&) = delete;

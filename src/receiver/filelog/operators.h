@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "receiver/filelog/config.h"
 #include "pdata/logs.h"
+#include "receiver/filelog/config.h"
 
 namespace tern::receiver::filelog {
 

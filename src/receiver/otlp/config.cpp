@@ -12,11 +12,11 @@
 
 namespace tern::receiver::otlp {
 
-using config::DecodeContext;
-using config::MapReader;
 using config::check_backoff;
 using config::check_host_port;
+using config::DecodeContext;
 using config::join;
+using config::MapReader;
 using config::suggest;
 
 namespace {
@@ -73,8 +73,6 @@ void decode_url_paths(DecodeContext& ctx, MapReader& h, OtlpReceiverConfig::Http
                                            h.sub_path(set), *keys[j].second, h.sub_path(other)));
       }
 }
-
-
 
 }  // namespace
 

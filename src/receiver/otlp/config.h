@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "config/reader.h"
 #include "config/transport.h"
 #include "config/units.h"
-#include "config/reader.h"
 
 namespace tern::receiver::otlp {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "pdata/signal.h"
 #include "component/consumer.h"
+#include "pdata/signal.h"
 #include "receiver/otlp/stats.h"
 
 namespace tern::receiver::otlp {

@@ -33,8 +33,8 @@ class Component final : public component::Receiver {
       const std::string ls = l + ",signal=\"" + std::string(pdata::to_string(sig)) + "\"";
       out.push_back({"tern_receiver_requests_total", ls, static_cast<double>(p.requests),
                      "Export requests received", true});
-      out.push_back({"tern_receiver_accepted_items_total", ls, static_cast<double>(p.accepted), "Items queued",
-                     true});
+      out.push_back(
+          {"tern_receiver_accepted_items_total", ls, static_cast<double>(p.accepted), "Items queued", true});
       out.push_back({"tern_receiver_refused_items_total", ls, static_cast<double>(p.refused),
                      "Items refused (back-pressure, invalid, shutdown)", true});
     }

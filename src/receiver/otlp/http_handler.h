@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "receiver/otlp/config.h"
 #include "net/http_server.h"
+#include "receiver/otlp/config.h"
 #include "receiver/otlp/export_core.h"
 
 namespace tern::receiver::otlp {

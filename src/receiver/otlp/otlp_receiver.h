@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "receiver/otlp/config.h"
 #include "component/consumer.h"
+#include "receiver/otlp/config.h"
 #include "receiver/otlp/stats.h"
 
 namespace tern::receiver::otlp {

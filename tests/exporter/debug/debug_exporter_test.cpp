@@ -66,23 +66,29 @@ std::shared_ptr<pdata::MetricsData> metrics() {
 }
 
 TEST(DebugText, SummariesAreTheCollectorsBasicLines) {
-  EXPECT_EQ(summary(*logs(3), "debug"),
-            R"(Logs {"kind": "exporter", "data_type": "logs", "name": "debug", "resource logs": 1, "log records": 3})");
-  EXPECT_EQ(summary(*traces(), "debug/x"),
-            R"(Traces {"kind": "exporter", "data_type": "traces", "name": "debug/x", "resource spans": 1, "spans": 1})");
-  EXPECT_EQ(summary(*metrics(), "debug"),
-            R"(Metrics {"kind": "exporter", "data_type": "metrics", "name": "debug", "resource metrics": 1, "metrics": 1, "data points": 1})");
+  EXPECT_EQ(
+      summary(*logs(3), "debug"),
+      R"(Logs {"kind": "exporter", "data_type": "logs", "name": "debug", "resource logs": 1, "log records": 3})");
+  EXPECT_EQ(
+      summary(*traces(), "debug/x"),
+      R"(Traces {"kind": "exporter", "data_type": "traces", "name": "debug/x", "resource spans": 1, "spans": 1})");
+  EXPECT_EQ(
+      summary(*metrics(), "debug"),
+      R"(Metrics {"kind": "exporter", "data_type": "metrics", "name": "debug", "resource metrics": 1, "metrics": 1, "data points": 1})");
 }
 
 TEST(DebugText, NormalIsAboutOneLinePerItem) {
   EXPECT_EQ(normal(*logs(2)), "hello k=42\nhello k=42\n");
-  EXPECT_EQ(normal(*traces()), "okey-dokey 3b000000000000000000000000000000 000000000000005c peer.service=client\n");
+  EXPECT_EQ(normal(*traces()),
+            "okey-dokey 3b000000000000000000000000000000 000000000000005c peer.service=client\n");
   EXPECT_EQ(normal(*metrics()), "requests{code=200} 7\n");
 }
 
 TEST(DebugText, DetailedLogsAsPdataText) {
   const std::string t = detailed(*logs(1));
-  EXPECT_THAT(t, HasSubstr("ResourceLog #0\nResource SchemaURL: \nResource attributes:\n     -> service.name: Str(svc)\n"));
+  EXPECT_THAT(
+      t, HasSubstr(
+             "ResourceLog #0\nResource SchemaURL: \nResource attributes:\n     -> service.name: Str(svc)\n"));
   EXPECT_THAT(t, HasSubstr("ScopeLogs #0\nScopeLogs SchemaURL: \nInstrumentationScope lib 1.0\n"));
   EXPECT_THAT(t, HasSubstr("LogRecord #0\nObservedTimestamp: 1970-01-01 00:00:00 +0000 UTC\n"
                            "Timestamp: 2023-11-11 04:49:03.509369393 +0000 UTC\nSeverityText: INFO\n"
@@ -92,24 +98,26 @@ TEST(DebugText, DetailedLogsAsPdataText) {
 
 TEST(DebugText, DetailedSpansAndMetrics) {
   const std::string t = detailed(*traces());
-  EXPECT_THAT(t, HasSubstr("Span #0\n    Trace ID       : 3b000000000000000000000000000000\n    Parent ID      : \n"
-                           "    ID             : 000000000000005c\n    Name           : okey-dokey\n"
-                           "    Kind           : Server\n    Start time     : 1970-01-01 00:00:01 +0000 UTC\n"
-                           "    End time       : 1970-01-01 00:00:01.5 +0000 UTC\n    Status code    : Unset\n"));
+  EXPECT_THAT(
+      t, HasSubstr("Span #0\n    Trace ID       : 3b000000000000000000000000000000\n    Parent ID      : \n"
+                   "    ID             : 000000000000005c\n    Name           : okey-dokey\n"
+                   "    Kind           : Server\n    Start time     : 1970-01-01 00:00:01 +0000 UTC\n"
+                   "    End time       : 1970-01-01 00:00:01.5 +0000 UTC\n    Status code    : Unset\n"));
   EXPECT_THAT(t, HasSubstr("Events:\nSpanEvent #0\n     -> Name: retry\n"));
   const std::string m = detailed(*metrics());
-  EXPECT_THAT(m, HasSubstr("Metric #0\nDescriptor:\n     -> Name: requests\n     -> Description: \n     -> Unit: \n"
-                           "     -> DataType: Sum\n     -> IsMonotonic: true\n"
-                           "     -> AggregationTemporality: Cumulative\nNumberDataPoints #0\n"
-                           "Data point attributes:\n     -> code: Str(200)\n"));
+  EXPECT_THAT(
+      m, HasSubstr("Metric #0\nDescriptor:\n     -> Name: requests\n     -> Description: \n     -> Unit: \n"
+                   "     -> DataType: Sum\n     -> IsMonotonic: true\n"
+                   "     -> AggregationTemporality: Cumulative\nNumberDataPoints #0\n"
+                   "Data point attributes:\n     -> code: Str(200)\n"));
   EXPECT_THAT(m, HasSubstr("Value: 7\n"));
 }
 
 config::LoadResult load(const std::string& debug_section) {
-  return service::load_config_string("receivers: {otlp: {protocols: {http: {}}}}\nexporters:\n  debug: " +
-                                         debug_section +
-                                         "\nservice:\n  pipelines:\n    logs: {receivers: [otlp], exporters: [debug]}\n",
-                                     "t.yaml");
+  return service::load_config_string(
+      "receivers: {otlp: {protocols: {http: {}}}}\nexporters:\n  debug: " + debug_section +
+          "\nservice:\n  pipelines:\n    logs: {receivers: [otlp], exporters: [debug]}\n",
+      "t.yaml");
 }
 
 TEST(DebugConfig, TheCollectorsKeysWithTheirDefaults) {
@@ -120,7 +128,8 @@ TEST(DebugConfig, TheCollectorsKeysWithTheirDefaults) {
   EXPECT_EQ(c.sampling_initial, 2u);
   EXPECT_EQ(c.sampling_thereafter, 1u);
   EXPECT_TRUE(c.use_internal_logger);
-  r = load("{verbosity: detailed, sampling_initial: 5, sampling_thereafter: 200, use_internal_logger: false}");
+  r = load(
+      "{verbosity: detailed, sampling_initial: 5, sampling_thereafter: 200, use_internal_logger: false}");
   ASSERT_TRUE(r.ok());
   const auto& d = r.config.exporters[0].settings<DebugExporterConfig>();
   EXPECT_EQ(d.verbosity, DebugExporterConfig::Verbosity::kDetailed);
@@ -132,7 +141,8 @@ TEST(DebugConfig, TheCollectorsKeysWithTheirDefaults) {
 TEST(DebugConfig, RefusesWhatCannotMeanAnything) {
   auto r = load("{verbosity: loud}");
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.diagnostics.items[0].format(), HasSubstr("exporters.debug.verbosity: invalid value \"loud\""));
+  EXPECT_THAT(r.diagnostics.items[0].format(),
+              HasSubstr("exporters.debug.verbosity: invalid value \"loud\""));
   r = load("{sampling_thereafter: 0}");
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.diagnostics.items[0].format(), HasSubstr("sampling_thereafter: must be at least 1"));

@@ -18,13 +18,13 @@
 
 #include <sstream>
 
-#include "test_servers.h"
 #include "../../otlp/otlp_fixtures.h"
+#include "exporter/otlp/otlp_exporter.h"
 #include "otlp/json_codec.h"
 #include "otlp/proto_codec.h"
-#include "exporter/otlp/otlp_exporter.h"
 #include "receiver/otlp/otlp_receiver.h"
 #include "support/silent_peer.h"
+#include "test_servers.h"
 
 namespace {
 
@@ -365,7 +365,8 @@ TEST_P(OtlpStageTest, QueueSizeBoundsTheWaitingRequests) {
   auto c = exporter_config();
   c.sending_queue.queue_size = 3;
   c.sending_queue.num_consumers = 1;
-  auto s = exporter::otlp::make_otlp_exporter("otlp", c, component::BatchSettings{});  // not started: nothing leaves
+  auto s = exporter::otlp::make_otlp_exporter("otlp", c,
+                                              component::BatchSettings{});  // not started: nothing leaves
   for (int i = 0; i < 3; ++i)
     ASSERT_TRUE(s->consume_logs(from_json<pdata::LogsData>(otlp::fixtures::kLogs, otlp::decode_logs_json))
                     .accepted());

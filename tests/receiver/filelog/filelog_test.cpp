@@ -42,7 +42,8 @@ class FilelogTest : public ::testing::Test {
     return c;
   }
   // Small batches (max_batch_lines), so that a few dozen lines make several.
-  static receiver::filelog::FilelogReceiverConfig batched(receiver::filelog::FilelogReceiverConfig c, std::uint64_t max_lines = 7) {
+  static receiver::filelog::FilelogReceiverConfig batched(receiver::filelog::FilelogReceiverConfig c,
+                                                          std::uint64_t max_lines = 7) {
     c.max_batch_lines = max_lines;
     return c;
   }
@@ -466,7 +467,8 @@ TEST_F(FilelogTest, JsonValuesKeepTheirTypes) {
 // rotated away again between two scans is never seen at all (as with any poller); so the
 // writer waits until the receiver has read from the current file before rotating it.
 void rotate_while_writing(const test::TempDir& dir, FakeConsumer& consumer,
-                          const receiver::filelog::FilelogReceiverConfig& c, FilelogReceiverOptions o, bool wait_seen) {
+                          const receiver::filelog::FilelogReceiverConfig& c, FilelogReceiverOptions o,
+                          bool wait_seen) {
   constexpr int kLines = 6000, kPerFile = 700;
   FilelogReceiver r("filelog", c, consumer, o);
   r.start();

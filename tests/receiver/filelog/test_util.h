@@ -15,17 +15,17 @@
 #include <thread>
 #include <vector>
 
-#include "pdata/logs.h"
 #include "component/consumer.h"
+#include "pdata/logs.h"
 
 namespace tern::receiver::filelog::test {
 
 namespace fs = std::filesystem;
 
 struct Line {
-  std::string file;                                        // log.file.name
-  std::string body;                                        // the string (or bytes) body
-  std::vector<std::pair<std::string, std::string>> attrs;  // string attributes
+  std::string file;                                           // log.file.name
+  std::string body;                                           // the string (or bytes) body
+  std::vector<std::pair<std::string, std::string>> attrs;     // string attributes
   std::vector<std::pair<std::string, std::string>> resource;  // string resource attributes
   std::uint64_t time = 0;                                     // time_unix_nano
 };

@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
+#include "component/consumer.h"
 #include "pdata/logs.h"
 #include "pdata/metrics.h"
 #include "pdata/trace.h"
-#include "component/consumer.h"
 
 namespace tern::receiver::otlp::test {
 
