@@ -3,9 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <map>
-#include <set>
 
 #include <re2/re2.h>
 
@@ -16,16 +13,14 @@
 
 #include "config/reader.h"
 #include "config/transport.h"
-#include "exporter/helper/storage.h"
+#include "exporter/elasticsearch/config_queue.h"
 
 namespace tern::exporter::es {
 
 using config::check_backoff;
-using config::check_host_port;
 using config::DecodeContext;
 using config::join;
 using config::MapReader;
-using config::suggest;
 
 namespace {
 
@@ -105,53 +100,52 @@ std::string bulk_query_error(std::string_view query) {
   return "";
 }
 
-}  // namespace
+// Each URL is checked where it is written, so the error points at the bad entry.
+void check_url(DecodeContext& ctx, const std::string& url, const YAML::Mark& m, const std::string& path) {
+  if (!url.starts_with("http://") && !url.starts_with("https://")) {
+    ctx.error(m, fmt::format("{}: \"{}\" must start with http:// or https://", path, url));
+    return;
+  }
+  const std::size_t host = url.find("://") + 3;
+  if (url.size() == host) {
+    ctx.error(m, fmt::format("{}: \"{}\" has no host", path, url));
+    return;
+  }
+  // What the exporter refuses when `tern run` builds it (parse_endpoint), or could never
+  // connect to (a port over 65535), is an error here too: validate said "valid" for them.
+  const std::string_view authority =
+      std::string_view(url).substr(host, url.find_first_of("/?#", host) - host);
+  const std::size_t query = url.find('?', host);
+  if (url.find('#', host) != std::string::npos) {
+    // The exporter appends /_bulk?... to the URL's path: a fragment would end up inside
+    // the host or the path (and every request fail, for ever).
+    ctx.error(m, fmt::format("{}: \"{}\": a fragment is not supported in an Elasticsearch URL", path, url));
+  } else if (const std::string why = bulk_query_error(
+                 std::string_view(url).substr(query == std::string::npos ? url.size() : query + 1));
+             !why.empty()) {
+    ctx.error(m, fmt::format("{}: \"{}\": {}", path, url, why));
+  } else if (authority.find('@') != std::string_view::npos) {
+    ctx.error(m, fmt::format("{}: \"{}\": credentials in the URL are not supported (set user and password)",
+                             path, url));
+  } else if (const std::string why =
+                 tern::text::http_endpoint_error(url.substr(0, query), /*require_scheme=*/true);
+             !why.empty()) {
+    ctx.error(m, fmt::format("{}: {}, got \"{}\"", path, why, url));
+  }
+}
 
-void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterConfig& c,
-            const config::ComponentId& id, std::vector<config::StorageRequest>& storage) {
-  using E = ElasticsearchExporterConfig;
-  using Q = E::SendingQueue;
+// endpoint, endpoints and cloudid as written, each written URL checked; `endpoint` goes
+// first in c.endpoints. Returns cloudid's text, which resolve_endpoints turns into a URL.
+std::string read_endpoints(DecodeContext& ctx, MapReader& r, ElasticsearchExporterConfig& c) {
   std::string endpoint, cloudid;
   r.str("endpoint", endpoint);
   r.strings("endpoints", c.endpoints);
   r.str("cloudid", cloudid);
-  // Each URL is checked where it is written, so the error points at the bad entry.
-  auto check_url = [&](const std::string& url, const YAML::Mark& m, const std::string& path) {
-    if (!url.starts_with("http://") && !url.starts_with("https://")) {
-      ctx.error(m, fmt::format("{}: \"{}\" must start with http:// or https://", path, url));
-      return;
-    }
-    const std::size_t host = url.find("://") + 3;
-    if (url.size() == host) {
-      ctx.error(m, fmt::format("{}: \"{}\" has no host", path, url));
-      return;
-    }
-    // What the exporter refuses when `tern run` builds it (parse_endpoint), or could never
-    // connect to (a port over 65535), is an error here too: validate said "valid" for them.
-    const std::string_view authority =
-        std::string_view(url).substr(host, url.find_first_of("/?#", host) - host);
-    const std::size_t query = url.find('?', host);
-    if (url.find('#', host) != std::string::npos) {
-      // The exporter appends /_bulk?... to the URL's path: a fragment would end up inside
-      // the host or the path (and every request fail, for ever).
-      ctx.error(m, fmt::format("{}: \"{}\": a fragment is not supported in an Elasticsearch URL", path, url));
-    } else if (const std::string why = bulk_query_error(
-                   std::string_view(url).substr(query == std::string::npos ? url.size() : query + 1));
-               !why.empty()) {
-      ctx.error(m, fmt::format("{}: \"{}\": {}", path, url, why));
-    } else if (authority.find('@') != std::string_view::npos) {
-      ctx.error(m, fmt::format("{}: \"{}\": credentials in the URL are not supported (set user and password)",
-                               path, url));
-    } else if (const std::string why =
-                   tern::text::http_endpoint_error(url.substr(0, query), /*require_scheme=*/true);
-               !why.empty()) {
-      ctx.error(m, fmt::format("{}: {}, got \"{}\"", path, why, url));
-    }
-  };
-  if (!endpoint.empty()) check_url(endpoint, r.mark("endpoint"), r.sub_path("endpoint"));
+  if (!endpoint.empty()) check_url(ctx, endpoint, r.mark("endpoint"), r.sub_path("endpoint"));
+  // c.endpoints[i] is list[i] only when every entry was read (a bad one is reported already).
   if (YAML::Node list = r.get("endpoints"); list.IsSequence() && list.size() == c.endpoints.size()) {
     for (std::size_t i = 0; i < c.endpoints.size(); ++i) {
-      check_url(c.endpoints[i], list[i].Mark(), fmt::format("{}[{}]", r.sub_path("endpoints"), i));
+      check_url(ctx, c.endpoints[i], list[i].Mark(), fmt::format("{}[{}]", r.sub_path("endpoints"), i));
     }
   }
   if (!endpoint.empty()) {
@@ -159,8 +153,34 @@ void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, Elasticsearc
       ctx.error(r.mark("endpoint"), fmt::format("{}: set endpoint or endpoints, not both", r.path()));
     c.endpoints.insert(c.endpoints.begin(), endpoint);
   }
-  // As in the Collector: exactly one of endpoint, endpoints and cloudid; without any,
-  // $ELASTICSEARCH_URL (a comma-separated list).
+  return cloudid;
+}
+
+// $ELASTICSEARCH_URL, a comma-separated list, when no endpoint key is written (as in the
+// Collector). It has no place in the file: problems point at the exporter (`at`).
+void endpoints_from_env(DecodeContext& ctx, MapReader& r, const YAML::Mark& at,
+                        std::vector<std::string>& endpoints) {
+  const std::optional<std::string> env = ctx.env()("ELASTICSEARCH_URL");
+  if (!env || env->empty()) {
+    ctx.error(
+        at, fmt::format("{}: endpoint, endpoints or cloudid must be set (or $ELASTICSEARCH_URL)", r.path()));
+    return;
+  }
+  for (std::string_view rest = *env; !rest.empty();) {
+    const auto comma = rest.find(',');
+    std::string_view url = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    while (!url.empty() && url.front() == ' ') url.remove_prefix(1);
+    while (!url.empty() && url.back() == ' ') url.remove_suffix(1);
+    check_url(ctx, std::string(url), at, r.path() + " ($ELASTICSEARCH_URL)");
+    endpoints.emplace_back(url);
+  }
+}
+
+// As in the Collector: exactly one of endpoint, endpoints and cloudid; without any,
+// $ELASTICSEARCH_URL.
+void resolve_endpoints(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterConfig& c,
+                       const std::string& cloudid) {
   if (r.has("cloudid")) {
     if (r.has("endpoint") || r.has("endpoints")) {
       ctx.error(r.mark("cloudid"), fmt::format("{}: set endpoint, endpoints or cloudid, not more", r.path()));
@@ -168,28 +188,20 @@ void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, Elasticsearc
       ctx.error(r.mark("cloudid"),
                 fmt::format("{}: not an Elastic Cloud ID: {}", r.sub_path("cloudid"), why));
     } else {
-      check_url(url, r.mark("cloudid"), r.sub_path("cloudid"));
+      check_url(ctx, url, r.mark("cloudid"), r.sub_path("cloudid"));
       c.endpoints = {url};
     }
   } else if (!r.has("endpoint") && !r.has("endpoints")) {
-    if (const std::optional<std::string> env = ctx.env()("ELASTICSEARCH_URL"); env && !env->empty()) {
-      for (std::string_view rest = *env; !rest.empty();) {
-        const auto comma = rest.find(',');
-        std::string_view url = rest.substr(0, comma);
-        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-        while (!url.empty() && url.front() == ' ') url.remove_prefix(1);
-        while (!url.empty() && url.back() == ' ') url.remove_suffix(1);
-        check_url(std::string(url), at, r.path() + " ($ELASTICSEARCH_URL)");
-        c.endpoints.emplace_back(url);
-      }
-    } else {
-      ctx.error(at, fmt::format("{}: endpoint, endpoints or cloudid must be set (or $ELASTICSEARCH_URL)",
-                                r.path()));
-    }
+    endpoints_from_env(ctx, r, at, c.endpoints);
   } else if (c.endpoints.empty()) {
     ctx.error(r.mark(r.has("endpoints") ? "endpoints" : "endpoint"),
               fmt::format("{}: endpoint or endpoints must not be empty", r.path()));
   }
+}
+
+// The bulk request's own query parameters: the endpoints' URL queries and
+// include_source_on_error.
+void decode_bulk_query(DecodeContext& ctx, MapReader& r, ElasticsearchExporterConfig& c) {
   // As in the Collector: the first endpoint's query goes with every bulk request; the
   // other endpoints' queries are not read (a different one gets a warning).
   for (std::size_t i = 0; i < c.endpoints.size(); ++i) {
@@ -204,47 +216,54 @@ void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, Elasticsearc
                               r.path(), i, query, c.bulk_query));
     if (q != std::string::npos) c.endpoints[i].resize(q);
   }
+  // Unset (absent or `key:`) is not sending the parameter, which is not the same as false.
   if (r.has("include_source_on_error")) {
     bool include = false;
     r.boolean("include_source_on_error", include);
     if (YAML::Node n = r.get("include_source_on_error"); !n.IsNull()) c.include_source_on_error = include;
   }
+}
+
+// num_workers and when a bulk request is sent (flush: bytes, interval).
+void decode_flush(DecodeContext& ctx, MapReader& r, ElasticsearchExporterConfig& c) {
   r.uint("num_workers", c.num_workers, 1024);
-  {
-    MapReader f(ctx, r.get("flush"), r.sub_path("flush"));
-    f.size("bytes", c.flush.bytes);
-    f.duration("interval", c.flush.interval);
-    if (c.flush.bytes == 0)
-      ctx.error(f.mark("bytes"), fmt::format("{}: bytes must be greater than 0", f.path()));
-    if (c.flush.interval <= Duration{0}) {
-      ctx.error(f.mark("interval"), fmt::format("{}: interval must be greater than 0", f.path()));
-    }
+  MapReader f(ctx, r.get("flush"), r.sub_path("flush"));
+  f.size("bytes", c.flush.bytes);
+  f.duration("interval", c.flush.interval);
+  if (c.flush.bytes == 0)
+    ctx.error(f.mark("bytes"), fmt::format("{}: bytes must be greater than 0", f.path()));
+  if (c.flush.interval <= Duration{0}) {
+    ctx.error(f.mark("interval"), fmt::format("{}: interval must be greater than 0", f.path()));
   }
-  {
-    MapReader rt(ctx, r.get("retry"), r.sub_path("retry"));
-    rt.boolean("enabled", c.retry.enabled);
-    rt.uint("max_retries", c.retry.max_retries);
-    // The Collector's deprecated count of attempts: max_retries = max_requests - 1 (there,
-    // 0 retries; here 0 means no limit, so 1 request turns retries off).
-    std::uint64_t max_requests = 0;
-    rt.uint("max_requests", max_requests);
-    if (rt.has("max_requests")) {
-      ctx.warning(
-          rt.mark("max_requests"),
-          fmt::format("{}: deprecated (as in the Collector): use max_retries", rt.sub_path("max_requests")));
-      if (rt.has("max_retries"))
-        ctx.error(rt.mark("max_requests"),
-                  fmt::format("{}: set max_retries or max_requests, not both", rt.path()));
-      else if (max_requests == 1)
-        c.retry.enabled = false;
-      else if (max_requests > 1)
-        c.retry.max_retries = max_requests - 1;
-    }
-    rt.duration("initial_interval", c.retry.initial_interval);
-    rt.duration("max_interval", c.retry.max_interval);
-    rt.uints("retry_on_status", c.retry.retry_on_status, 599);
-    check_backoff(ctx, rt, c.retry.initial_interval, c.retry.max_interval);
+}
+
+void decode_retry(DecodeContext& ctx, MapReader& r, ElasticsearchExporterConfig::Retry& retry) {
+  MapReader rt(ctx, r.get("retry"), r.sub_path("retry"));
+  rt.boolean("enabled", retry.enabled);
+  rt.uint("max_retries", retry.max_retries);
+  // The Collector's deprecated count of attempts: max_retries = max_requests - 1 (there,
+  // 0 retries; here 0 means no limit, so 1 request turns retries off).
+  std::uint64_t max_requests = 0;
+  rt.uint("max_requests", max_requests);
+  if (rt.has("max_requests")) {
+    ctx.warning(rt.mark("max_requests"), fmt::format("{}: deprecated (as in the Collector): use max_retries",
+                                                     rt.sub_path("max_requests")));
+    if (rt.has("max_retries"))
+      ctx.error(rt.mark("max_requests"),
+                fmt::format("{}: set max_retries or max_requests, not both", rt.path()));
+    else if (max_requests == 1)
+      retry.enabled = false;
+    else if (max_requests > 1)
+      retry.max_retries = max_requests - 1;
   }
+  rt.duration("initial_interval", retry.initial_interval);
+  rt.duration("max_interval", retry.max_interval);
+  rt.uints("retry_on_status", retry.retry_on_status, 599);
+  check_backoff(ctx, rt, retry.initial_interval, retry.max_interval);
+}
+
+// What every request carries: compression (and its level) and headers.
+void decode_compression_and_headers(DecodeContext& ctx, MapReader& r, ElasticsearchExporterConfig& c) {
   r.choice("compression", c.compression, {{"gzip", Compression::kGzip}, {"none", Compression::kNone}});
   {
     MapReader cp(ctx, r.get("compression_params"), r.sub_path("compression_params"));
@@ -256,6 +275,10 @@ void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, Elasticsearc
   for (const auto& [key, value] : c.headers)
     if (const std::string why = tern::text::header_error(key, value, /*grpc=*/false); !why.empty())
       ctx.error(r.mark("headers"), fmt::format("{}: {}", r.sub_path("headers"), why));
+}
+
+// user/password or api_key.
+void decode_auth(DecodeContext& ctx, MapReader& r, ElasticsearchExporterConfig& c) {
   r.str("user", c.user);
   r.str("password", c.password);
   r.str("api_key", c.api_key);
@@ -266,31 +289,36 @@ void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, Elasticsearc
   if (!c.password.empty() && c.user.empty()) {
     ctx.error(r.mark("password"), fmt::format("{}: password is set but user is not", r.path()));
   }
-  decode_tls(ctx, r, c.tls);
-  {
-    MapReader m(ctx, r.get("mapping"), r.sub_path("mapping"));
-    const std::vector<std::string> modes = {"otel", "bodymap", "none", "raw", "ecs"};  // the encoder's
-    // Mode names as the Collector reads them: in any case, "" and "no" meaning none. Kept
-    // in their canonical form.
-    const auto canonical = [](const std::string& name) {
-      std::string lower = tern::text::ascii_lower(name);
-      return lower.empty() || lower == "no" ? std::string("none") : lower;
-    };
-    m.one_of("mode", c.mapping_mode, modes, canonical);
-    m.strings("allowed_modes", c.mapping_allowed_modes);
-    for (auto& name : c.mapping_allowed_modes) {
-      if (std::find(modes.begin(), modes.end(), canonical(name)) == modes.end())
-        m.invalid_value(m.mark("allowed_modes"), "allowed_modes", name, modes);
-      else
-        name = canonical(name);
-    }
-    if (!c.mapping_allowed_modes.empty() &&
-        std::find(c.mapping_allowed_modes.begin(), c.mapping_allowed_modes.end(), c.mapping_mode) ==
-            c.mapping_allowed_modes.end())
-      ctx.error(m.mark("allowed_modes"),
-                fmt::format("{}: mode \"{}\" is not one of allowed_modes ({})", r.sub_path("mapping"),
-                            c.mapping_mode, join(c.mapping_allowed_modes)));
+}
+
+// mapping: mode, and the modes a scope's elastic.mapping.mode attribute may ask for.
+void decode_mapping(DecodeContext& ctx, MapReader& r, ElasticsearchExporterConfig& c) {
+  MapReader m(ctx, r.get("mapping"), r.sub_path("mapping"));
+  const std::vector<std::string> modes = {"otel", "bodymap", "none", "raw", "ecs"};  // the encoder's
+  // Mode names as the Collector reads them: in any case, "" and "no" meaning none. Kept
+  // in their canonical form.
+  const auto canonical = [](const std::string& name) {
+    std::string lower = tern::text::ascii_lower(name);
+    return lower.empty() || lower == "no" ? std::string("none") : lower;
+  };
+  m.one_of("mode", c.mapping_mode, modes, canonical);
+  m.strings("allowed_modes", c.mapping_allowed_modes);
+  for (auto& name : c.mapping_allowed_modes) {
+    if (std::find(modes.begin(), modes.end(), canonical(name)) == modes.end())
+      m.invalid_value(m.mark("allowed_modes"), "allowed_modes", name, modes);
+    else
+      name = canonical(name);
   }
+  if (!c.mapping_allowed_modes.empty() &&
+      std::find(c.mapping_allowed_modes.begin(), c.mapping_allowed_modes.end(), c.mapping_mode) ==
+          c.mapping_allowed_modes.end())
+    ctx.error(m.mark("allowed_modes"),
+              fmt::format("{}: mode \"{}\" is not one of allowed_modes ({})", r.sub_path("mapping"),
+                          c.mapping_mode, join(c.mapping_allowed_modes)));
+}
+
+// The static indices: logs_index (or the deprecated index), metrics_index, traces_index.
+void decode_indices(DecodeContext& ctx, MapReader& r, ElasticsearchExporterConfig& c) {
   r.str("logs_index", c.logs_index);
   bool logs_index_from_index = false;  // warnings about it then name `index`
   // The Collector's deprecated name for the logs index, which wins over logs_index there.
@@ -308,22 +336,26 @@ void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, Elasticsearc
   // otel mode sends require_data_stream=true (the spec, as the Collector): Elasticsearch then
   // refuses every document for an index that is not a data stream. Only an index template
   // makes one; Elasticsearch's built-in ones cover <type>-<dataset>-<namespace>.
-  if (c.mapping_mode == "otel") {
-    static const RE2 kDataStreamName(R"((logs|metrics|traces)-[^-]+-[^-]+)");
-    // The logs index may have come from the deprecated `index` key: that is the one named.
-    const char* logs_key = logs_index_from_index ? "index" : "logs_index";
-    for (const auto& [key, index] : {std::pair<const char*, const std::string&>{logs_key, c.logs_index},
-                                     {"metrics_index", c.metrics_index},
-                                     {"traces_index", c.traces_index}}) {
-      if (index.empty() || RE2::FullMatch(index, kDataStreamName)) continue;
-      ctx.warning(r.mark(key),
-                  fmt::format("{}: \"{}\" must be a data stream: the otel mapping mode sends "
-                              "require_data_stream=true, and Elasticsearch refuses documents for any other "
-                              "index (its built-in templates make <type>-<dataset>-<namespace> names data "
-                              "streams, e.g. logs-myapp-default)",
-                              r.sub_path(key), index));
-    }
+  if (c.mapping_mode != "otel") return;
+  static const RE2 kDataStreamName(R"((logs|metrics|traces)-[^-]+-[^-]+)");
+  // The logs index may have come from the deprecated `index` key: that is the one named.
+  const char* logs_key = logs_index_from_index ? "index" : "logs_index";
+  for (const auto& [key, index] : {std::pair<const char*, const std::string&>{logs_key, c.logs_index},
+                                   {"metrics_index", c.metrics_index},
+                                   {"traces_index", c.traces_index}}) {
+    if (index.empty() || RE2::FullMatch(index, kDataStreamName)) continue;
+    ctx.warning(r.mark(key), fmt::format("{}: \"{}\" must be a data stream: the otel mapping mode sends "
+                                         "require_data_stream=true, and Elasticsearch refuses documents for "
+                                         "any other index (its built-in templates make "
+                                         "<type>-<dataset>-<namespace> names data streams, e.g. "
+                                         "logs-myapp-default)",
+                                         r.sub_path(key), index));
   }
+}
+
+// Per-document routing: logs_dynamic_id, logs_dynamic_pipeline, the deprecated
+// *_dynamic_index keys, and the static pipeline.
+void decode_routing(DecodeContext& ctx, MapReader& r, ElasticsearchExporterConfig& c) {
   {
     MapReader d(ctx, r.get("logs_dynamic_id"), r.sub_path("logs_dynamic_id"));
     d.boolean("enabled", c.logs_dynamic_id);
@@ -350,99 +382,38 @@ void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, Elasticsearc
                             r.sub_path(key)));
   }
   r.str("pipeline", c.pipeline);
+}
+
+// timeout, dead_letter and encoding (early or late); the queue's checks read encoding.
+void decode_delivery(DecodeContext& ctx, MapReader& r, ElasticsearchExporterConfig& c) {
+  using E = ElasticsearchExporterConfig;
   r.duration("timeout", c.timeout);
   {
     MapReader d(ctx, r.get("dead_letter"), r.sub_path("dead_letter"));
     d.str("path", c.dead_letter_path);
   }
   r.choice("encoding", c.encoding, {{"early", E::Encoding::kEarly}, {"late", E::Encoding::kLate}});
-  {
-    YAML::Node qn = r.get("sending_queue");
-    MapReader q(ctx, qn, r.sub_path("sending_queue"));
-    auto& s = c.sending_queue;
-    q.boolean("enabled", s.enabled);
-    q.choice("type", s.type, {{"memory", Q::Type::kMemory}, {"disk", Q::Type::kDisk}});
-    q.uint("queue_size", s.queue_size);
-    q.size("max_bytes", s.max_bytes);
-    // The Collector's exporterhelper key for the number of concurrent senders (its
-    // elasticsearch exporter deprecates num_workers for it): one setting, two spellings.
-    const bool has_consumers = q.has("num_consumers");
-    std::uint64_t consumers = 0;
-    q.uint("num_consumers", consumers, 1024);
-    if (has_consumers && r.has("num_workers")) {
-      ctx.error(q.mark("num_consumers"),
-                fmt::format("{}: set num_consumers or num_workers, not both (both are the number of "
-                            "parallel bulk senders)",
-                            q.sub_path("num_consumers")));
-    } else if (has_consumers) {
-      c.num_workers = consumers;
-    }
-    q.str("directory", s.directory);
-    // `storage: file_storage[/name]`: the Collector's persistent queue, here the disk queue in
-    // a directory of that extension (resolved once the extensions are read).
-    const bool has_type = q.has("type");
-    q.str("storage", s.storage);
-    if (q.has("storage")) {
-      if (s.storage.empty()) {
-        ctx.error(q.mark("storage"),
-                  fmt::format("{}: storage must name a file_storage extension", q.sub_path("storage")));
-      } else if (has_type && s.type != Q::Type::kDisk) {
-        ctx.error(q.mark("storage"),
-                  fmt::format("{}: storage is a disk queue; it cannot go with type: memory",
-                              q.sub_path("storage")));
-      } else if (!s.directory.empty()) {
-        ctx.error(q.mark("storage"),
-                  fmt::format("{}: set storage (a file_storage extension) or directory, not both",
-                              q.sub_path("storage")));
-      } else {
-        if (!q.has("enabled")) s.enabled = true;  // as in the Collector, where the queue is on by default
-        s.type = Q::Type::kDisk;
-      }
-    }
-    helper::request_queue_storage(ctx, q, id, s.storage, s.directory, storage);
-    q.size("max_size", s.max_size);
-    q.size("segment_size", s.segment_size);
-    q.choice("sync", s.sync,
-             {{"batch", Q::Sync::kBatch}, {"interval", Q::Sync::kInterval}, {"none", Q::Sync::kNone}});
-    q.duration("sync_interval", s.sync_interval);
-    q.choice("compression", s.compress, {{"none", false}, {"zstd", true}});
-    // `type: disk` asks for the disk queue, as `storage` does: on unless `enabled: false` says
-    // otherwise (it was silently a memory queue). With the disk queue off, its keys are
-    // pointed out.
-    if (has_type && s.type == Q::Type::kDisk && !q.has("enabled")) s.enabled = true;
-    if (!(s.enabled && s.type == Q::Type::kDisk)) {
-      for (const char* key :
-           {"directory", "max_size", "segment_size", "sync", "sync_interval", "compression"}) {
-        if (!q.has(key)) continue;
-        ctx.warning(q.mark(key),
-                    fmt::format("{}: has no effect: the disk queue is off (it needs {})", q.sub_path(key),
-                                s.type == Q::Type::kDisk ? "enabled: true" : "type: disk"));
-      }
-    }
-    if (s.enabled && s.type == Q::Type::kDisk && s.directory.empty() && !q.has("storage")) {
-      ctx.error(qn.Mark(), fmt::format("{}: directory is required when type is disk", q.path()));
-    }
-    if (s.queue_size == 0) {  // the memory queue is always there, the disk queue or not
-      ctx.error(q.mark("queue_size"), fmt::format("{}: queue_size must be greater than 0", q.path()));
-    }
-    if (s.enabled && s.type == Q::Type::kDisk && c.encoding == E::Encoding::kLate) {
-      ctx.warning(r.mark("encoding"),
-                  fmt::format("{}: late has no effect with a disk queue: its reader loop encodes what it "
-                              "reads from disk (early)",
-                              r.sub_path("encoding")));
-    }
-    if (s.enabled && s.type == Q::Type::kDisk) {
-      if (s.segment_size == 0) {
-        ctx.error(q.mark("segment_size"), fmt::format("{}: segment_size must be greater than 0", q.path()));
-      } else if (s.segment_size > s.max_size) {
-        ctx.error(q.mark("segment_size"),
-                  fmt::format("{}: segment_size must not be larger than max_size", q.path()));
-      }
-      if (s.sync == Q::Sync::kInterval && s.sync_interval <= Duration{0}) {
-        ctx.error(q.mark("sync_interval"), fmt::format("{}: sync_interval must be greater than 0", q.path()));
-      }
-    }
-  }
+}
+
+}  // namespace
+
+// The sections in the order the keys have always been read (MapReader's "unknown key" and
+// "did you mean" depend on it); the queue comes last, as it checks num_workers and encoding.
+void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, ElasticsearchExporterConfig& c,
+            const config::ComponentId& id, std::vector<config::StorageRequest>& storage) {
+  const std::string cloudid = read_endpoints(ctx, r, c);
+  resolve_endpoints(ctx, r, at, c, cloudid);
+  decode_bulk_query(ctx, r, c);
+  decode_flush(ctx, r, c);
+  decode_retry(ctx, r, c.retry);
+  decode_compression_and_headers(ctx, r, c);
+  decode_auth(ctx, r, c);
+  decode_tls(ctx, r, c.tls);
+  decode_mapping(ctx, r, c);
+  decode_indices(ctx, r, c);
+  decode_routing(ctx, r, c);
+  decode_delivery(ctx, r, c);
+  decode_sending_queue(ctx, r, c, id, storage);
 }
 
 }  // namespace tern::exporter::es
