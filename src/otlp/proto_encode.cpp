@@ -1,6 +1,6 @@
 // Hand-written OTLP/protobuf encoder (the generator, the SDK exporters and `tern convert`
 // send through it). Field numbers follow the public opentelemetry-proto definitions, the
-// same table the decoder in proto_decode.cpp reads.
+// same table the decoder in proto_decode*.cpp reads.
 //
 // Two passes over one description of each message: `Sizer` walks the batch and records the
 // length of every nested message in pre-order; `Writer` walks it again in the same order,

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -13,53 +12,20 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <optional>
 #include <span>
 #include <system_error>
 #include <tuple>
 
 #include "queue/crc32c.h"
+#include "queue/disk_queue_format.h"
 
 namespace tern::queue {
+
+using namespace disk_format;
+
 namespace {
-
-// On-disk layout (little-endian), documented in docs/queues.md:
-//   segment header: "TERNDQSG" | u32 format version | u32 reserved (0)
-//   frame: u32 len | u32 flags | len bytes | u32 crc32c(len, flags, bytes) | u32 len
-// The length at both ends lets a reader validate a frame from either side and, with the CRC,
-// find the next frame boundary again after a corrupt region.
-constexpr char kSegmentMagic[8] = {'T', 'E', 'R', 'N', 'D', 'Q', 'S', 'G'};
-constexpr char kStateMagic[8] = {'T', 'E', 'R', 'N', 'D', 'Q', 'S', 'T'};
-constexpr std::uint64_t kHeaderSize = 16;
-constexpr std::uint64_t kFrameOverhead = 16;
-constexpr std::uint32_t kFlagZstd = 1;
-constexpr std::uint32_t kKnownFlags = kFlagZstd;
-constexpr std::uint32_t kMaxPayload = 1u << 30;
-constexpr std::size_t kReadAhead = 1 << 20;
-// state file: magic | u32 version | u32 0 | u64 segment | u64 offset | u64 seq | u32 crc32c
-constexpr std::size_t kStateSize = 44;
-
-void put32(unsigned char* p, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
-}
-void put64(unsigned char* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
-}
-std::uint32_t get32(const unsigned char* p) {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-std::uint64_t get64(const unsigned char* p) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
-std::string errno_text(int e) { return std::error_code(e, std::generic_category()).message(); }
 
 // Writes the pieces (at most 4) in order at `off`, resuming after short writes; 0 or the
 // errno of the failure.
@@ -105,116 +71,6 @@ struct PushScratch {
 PushScratch& push_scratch() {
   thread_local PushScratch s;
   return s;
-}
-
-struct State {
-  std::uint64_t seg = 0, off = 0, seq = 0;
-};
-
-std::optional<State> read_state(const std::string& dir, const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    throw DiskQueueError(fmt::format("disk queue: cannot open state file {}: {}", path, errno_text(errno)));
-  }
-  unsigned char b[128];
-  const ssize_t n = ::read(fd, b, sizeof b);
-  ::close(fd);
-  if (n >= 12 && std::memcmp(b, kStateMagic, 8) == 0 && get32(b + 8) > DiskQueue::kFormatVersion) {
-    throw DiskQueueError(fmt::format(
-        "disk queue directory {} was written by a newer Tern (format {}); this build reads up to {}", dir,
-        get32(b + 8), DiskQueue::kFormatVersion));
-  }
-  if (n != static_cast<ssize_t>(kStateSize) || std::memcmp(b, kStateMagic, 8) != 0 ||
-      crc32c(0, b, kStateSize - 4) != get32(b + kStateSize - 4)) {
-    // Losing the frontier only means redelivering frames, never losing them.
-    spdlog::warn("disk queue: state file {} is damaged; reading again from the oldest segment", path);
-    return std::nullopt;
-  }
-  return State{get64(b + 16), get64(b + 24), get64(b + 32)};
-}
-
-}  // namespace
-
-// A read-ahead buffer over one segment file: frames are read with few syscalls, and the
-// resynchronizing scan looks at every byte offset without a syscall each.
-class DiskQueue::Window {
- public:
-  // Full size at once: growing with the data available would allocate now and then.
-  Window() { buf_.reserve(kReadAhead); }
-  void reset(int fd) {
-    fd_ = fd;
-    start_ = 0;
-    len_ = 0;
-  }
-  // Bytes [off, off+n), off + n <= limit. Never reads past `limit`: bytes past the published
-  // end of the segment being written may still change. Null on an I/O error or a short file.
-  const unsigned char* get(std::uint64_t off, std::size_t n, std::uint64_t limit) {
-    if (off >= start_ && off + n <= start_ + len_) return data() + (off - start_);
-    const std::size_t want = std::max<std::uint64_t>(n, std::min<std::uint64_t>(kReadAhead, limit - off));
-    if (buf_.size() < want) buf_.resize(want);
-    std::size_t got = 0;
-    while (got < want) {
-      const ssize_t r = ::pread(fd_, buf_.data() + got, want - got, static_cast<off_t>(off + got));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) break;
-      got += static_cast<std::size_t>(r);
-    }
-    start_ = off;
-    len_ = got;
-    return got >= n ? data() : nullptr;
-  }
-  // A u32 at `off` without moving the window (the resync scan probes far ahead).
-  bool peek32(std::uint64_t off, std::uint32_t& v) {
-    if (off >= start_ && off + 4 <= start_ + len_) {
-      v = get32(data() + (off - start_));
-      return true;
-    }
-    unsigned char b[4];
-    if (::pread(fd_, b, 4, static_cast<off_t>(off)) != 4) return false;
-    v = get32(b);
-    return true;
-  }
-
- private:
-  const unsigned char* data() const { return reinterpret_cast<const unsigned char*>(buf_.data()); }
-  int fd_ = -1;
-  std::string buf_;
-  std::uint64_t start_ = 0;
-  std::size_t len_ = 0;
-};
-
-namespace {
-
-struct FrameView {
-  const unsigned char* payload = nullptr;
-  std::uint32_t len = 0, flags = 0;
-};
-
-// True when a whole valid frame starts at `off` and ends by `limit`.
-template <class Window>
-bool frame_at(Window& w, std::uint64_t off, std::uint64_t limit, FrameView& f) {
-  if (limit < off + kFrameOverhead) return false;
-  const unsigned char* h = w.get(off, 8, limit);
-  if (!h) return false;
-  const std::uint32_t len = get32(h), flags = get32(h + 4);
-  if (len > kMaxPayload || (flags & ~kKnownFlags) || len > limit - off - kFrameOverhead) return false;
-  std::uint32_t len2 = 0;
-  if (!w.peek32(off + 12 + len, len2) || len2 != len) return false;
-  const unsigned char* all = w.get(off, kFrameOverhead + len, limit);
-  if (!all || crc32c(0, all, 8 + len) != get32(all + 8 + len)) return false;
-  f = {all + 8, len, flags};
-  return true;
-}
-
-// The first offset in [from, limit) where a valid frame starts, or `limit`.
-template <class Window>
-std::uint64_t resync(Window& w, std::uint64_t from, std::uint64_t limit) {
-  FrameView f;
-  for (std::uint64_t p = from; p + kFrameOverhead <= limit; ++p) {
-    if (frame_at(w, p, limit, f)) return p;
-  }
-  return limit;
 }
 
 }  // namespace
@@ -317,226 +173,6 @@ DiskQueue::SegFile::~SegFile() {
 
 std::string DiskQueue::segment_path(std::uint64_t id) const {
   return fmt::format("{}/{:020}.seg", opts_.directory, id);
-}
-
-void DiskQueue::recover() {
-  const std::optional<State> state = read_state(opts_.directory, state_path_);
-  ::unlink(state_tmp_path_.c_str());
-
-  std::vector<std::uint64_t> ids;
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(opts_.directory, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    std::uint64_t id = 0;
-    if (name.size() != 24 || name.substr(20) != ".seg") continue;
-    const auto [ptr, err] = std::from_chars(name.data(), name.data() + 20, id);
-    if (err == std::errc() && ptr == name.data() + 20) ids.push_back(id);
-  }
-  if (ec) {
-    throw DiskQueueError(
-        fmt::format("disk queue: cannot list directory {}: {}", opts_.directory, ec.message()));
-  }
-  // Every header first: a newer format anywhere refuses the directory before anything is touched.
-  // Each segment stays open from here on (Segment::file).
-  std::sort(ids.begin(), ids.end());
-  constexpr std::size_t kMaxOpenAtRecovery = 4096;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const std::uint64_t id = ids[i];
-    const std::string path = segment_path(id);
-    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0 && errno == EACCES) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat st {};
-    if (fd < 0 || ::fstat(fd, &st) != 0) {
-      const int e = errno;
-      if (fd >= 0) ::close(fd);
-      throw DiskQueueError(fmt::format("disk queue: cannot open segment {}: {}", path, errno_text(e)));
-    }
-    auto file = std::make_shared<SegFile>(fd);
-    unsigned char h[kHeaderSize];
-    const ssize_t n = ::pread(fd, h, kHeaderSize, 0);
-    Segment s;
-    s.size = static_cast<std::uint64_t>(st.st_size);
-    s.recovered = true;
-    if (n == static_cast<ssize_t>(kHeaderSize) && std::memcmp(h, kSegmentMagic, 8) == 0 &&
-        get32(h + 8) > kFormatVersion) {
-      throw DiskQueueError(fmt::format(
-          "disk queue segment {} was written by a newer Tern (format {}); this build reads up to {}", path,
-          get32(h + 8), kFormatVersion));
-    }
-    // A damaged header (magic or version): the frames behind it are still read, each one is
-    // checked by its lengths and CRC. A foreign file named like a segment has no valid frame:
-    // it is skipped whole (counted and logged).
-    s.bad =
-        n != static_cast<ssize_t>(kHeaderSize) || std::memcmp(h, kSegmentMagic, 8) != 0 || get32(h + 8) == 0;
-    if (s.bad && n > 0) {
-      spdlog::warn(
-          "disk queue: {} has a damaged segment header (bytes {:02x}); reading the valid frames behind it",
-          path, fmt::join(h, h + n, " "));
-    }
-    // Past a few thousand segments (tiny segment_size, huge max_size) the fd limit may run out:
-    // those segments are then opened by path when read.
-    if (i < kMaxOpenAtRecovery) {
-      s.file = std::move(file);
-    } else if (i == kMaxOpenAtRecovery) {
-      spdlog::warn(
-          "disk queue {}: {} segments; only the oldest {} are kept open, the others are opened when read",
-          opts_.directory, ids.size(), kMaxOpenAtRecovery);
-    }
-    segments_[id] = s;
-  }
-
-  std::optional<std::uint64_t> torn;
-  if (!segments_.empty() && segments_.rbegin()->second.size < kHeaderSize) {
-    // Created, but the process died before its header was written: nothing was ever in it.
-    const auto last = std::prev(segments_.end());
-    torn = last->first;
-    spdlog::warn("disk queue: removed {}: a segment whose header was never completed ({} bytes)",
-                 segment_path(last->first), last->second.size);
-    stats_.truncated_bytes += last->second.size;
-    ::unlink(segment_path(last->first).c_str());
-    segments_.erase(last);
-  }
-  Pos start{segments_.empty() ? 0 : segments_.begin()->first, kHeaderSize};
-  if (state) {
-    start = {state->seg, std::max(state->off, kHeaderSize)};
-    next_seq_ = state->seq;
-    persisted_pos_ = {state->seg, state->off};
-    persisted_seq_ = state->seq;
-  }
-  // Segments below the saved frontier were fully acknowledged; only their deletion was lost.
-  while (!segments_.empty() && segments_.begin()->first < start.seg) {
-    ::unlink(segment_path(segments_.begin()->first).c_str());
-    segments_.erase(segments_.begin());
-  }
-  // Segment numbers are consecutive and only the oldest are ever deleted (once acknowledged):
-  // a gap above the saved frontier is a file deleted or moved behind Tern's back, and the
-  // frames in it are lost. So is the segment the frontier lies in when neither it nor any
-  // later one is left (the segment being written is never deleted).
-  auto missing = [&](std::uint64_t first, std::uint64_t last, std::string_view what) {
-    ++stats_.skipped_frames;
-    stats_.missing_segments += last - first + 1;
-    spdlog::error("disk queue {}: {} {:020}.seg{} missing ({}); the frames not yet delivered in {} are lost",
-                  opts_.directory, first == last ? "segment" : "segments", first,
-                  first == last ? std::string() : fmt::format(" to {:020}.seg", last), what,
-                  first == last ? "it" : "them");
-  };
-  if (state && state->seg > 0 && torn != state->seg &&
-      (segments_.empty() || segments_.rbegin()->first < state->seg)) {
-    missing(state->seg, state->seg, "the saved read position lies in it");
-  }
-  for (auto it = segments_.begin(); it != segments_.end() && std::next(it) != segments_.end(); ++it) {
-    const std::uint64_t next = std::next(it)->first;
-    if (next != it->first + 1) missing(it->first + 1, next - 1, "a gap in the segment numbers");
-  }
-  if (!segments_.empty() && segments_.begin()->first != start.seg)
-    start = {segments_.begin()->first, kHeaderSize};
-
-  for (auto& [id, s] : segments_) {
-    scan_recovered(id, id == start.seg ? start.off : kHeaderSize);
-    size_bytes_ += s.size;
-  }
-  // The saved position can lie past the end of its segment: the state file is synced when
-  // it is written, a segment's data only as `sync` says, and a power loss can keep the one
-  // and lose the other. Everything before the position was acknowledged (what is lost of it
-  // was delivered), so reading resumes at the segment's end, which is where appends resume
-  // too. Without this the reader resumed inside the frames appended after the restart and
-  // skipped them, uncounted.
-  if (const auto it = segments_.find(start.seg); it != segments_.end() && start.off > it->second.size) {
-    spdlog::warn(
-        "disk queue: the saved read position (offset {} of {}) lies past the segment's end ({} bytes): "
-        "acknowledged data did not reach the disk before a crash; reading on from its end",
-        start.off, segment_path(start.seg), it->second.size);
-    start.off = it->second.size;
-  }
-
-  // Appends go on in the last segment (the scan cut any damaged tail, so it ends on a frame
-  // boundary), or in a new one when its header is bad or there is none.
-  if (!segments_.empty() && !segments_.rbegin()->second.bad) {
-    auto& [id, s] = *segments_.rbegin();
-    const std::string path = segment_path(id);
-    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-      throw DiskQueueError(fmt::format("disk queue: cannot open segment {}: {}", path, errno_text(errno)));
-    }
-    write_file_ = std::make_shared<SegFile>(fd);
-    write_fd_ = fd;
-    s.file = write_file_;
-    write_pos_ = {id, s.size};
-  } else {
-    write_pos_ = {std::max(segments_.empty() ? 0 : segments_.rbegin()->first, state ? state->seg : 0), 0};
-    std::string error;
-    if (!rotate_locked(&error)) throw DiskQueueError(error);
-  }
-  published_ = write_pos_;
-  if (segments_.begin()->first == write_pos_.seg && start.seg != write_pos_.seg)
-    start = {write_pos_.seg, kHeaderSize};
-  cursor_ = start;
-  if (stats_.recovered_frames > 0 || stats_.skipped_frames > 0 || stats_.truncated_bytes > 0) {
-    spdlog::info(
-        "disk queue {}: recovered {} frames in {} segments ({} bytes skipped, {} truncated, {} segments "
-        "missing)",
-        opts_.directory, stats_.recovered_frames, segments_.size(), stats_.skipped_bytes,
-        stats_.truncated_bytes, stats_.missing_segments);
-  }
-}
-
-void DiskQueue::scan_recovered(std::uint64_t id, std::uint64_t from) {
-  Segment& s = segments_[id];
-  const std::string path = segment_path(id);
-  if (from >= s.size && !(s.bad && from <= kHeaderSize)) return;
-  std::shared_ptr<SegFile> file = s.file;
-  if (!file) {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-      throw DiskQueueError(fmt::format("disk queue: cannot open segment {}: {}", path, errno_text(errno)));
-    file = std::make_shared<SegFile>(fd);
-  }
-  const int fd = file->fd;
-  Window w;
-  w.reset(fd);
-  FrameView f;
-  std::uint64_t p = from;
-  if (s.bad && from <= kHeaderSize) {
-    // The damaged header and whatever follows it up to the first valid frame: one region.
-    std::uint64_t q = std::min(kHeaderSize, s.size);
-    if (q < s.size && !frame_at(w, q, s.size, f)) q = resync(w, q + 1, s.size);
-    ++stats_.skipped_frames;
-    stats_.skipped_bytes += q;
-    spdlog::warn("disk queue: skipped {} bytes (a damaged segment header{}) in {} at offset 0", q,
-                 q > kHeaderSize ? " and corrupt bytes" : "", path);
-    p = q;
-  }
-  while (p < s.size) {
-    if (frame_at(w, p, s.size, f)) {
-      ++stats_.recovered_frames;
-      p += kFrameOverhead + f.len;
-      continue;
-    }
-    const std::uint64_t q = resync(w, p + 1, s.size);
-    if (q < s.size) {
-      ++stats_.skipped_frames;
-      stats_.skipped_bytes += q - p;
-      spdlog::warn("disk queue: skipped {} corrupt bytes in {} at offset {}", q - p, path, p);
-      p = q;
-      continue;
-    }
-    if (s.bad) {
-      // Never appended to: nothing to cut, the rest is skipped as one more corrupt region.
-      ++stats_.skipped_frames;
-      stats_.skipped_bytes += s.size - p;
-      spdlog::warn("disk queue: skipped {} corrupt bytes in {} at offset {}", s.size - p, path, p);
-      break;
-    }
-    // No valid frame after p: a write torn by a crash, or a cut file. Cut it so that the file
-    // ends on a frame boundary.
-    spdlog::warn("disk queue: truncated {} bytes of an incomplete frame at the end of {} (offset {})",
-                 s.size - p, path, p);
-    if (::ftruncate(fd, static_cast<off_t>(p)) != 0) {
-      spdlog::warn("disk queue: cannot truncate {}: {}", path, errno_text(errno));
-    }
-    stats_.truncated_bytes += s.size - p;
-    s.size = p;
-  }
 }
 
 bool DiskQueue::rotate_locked(std::string* error) {
