@@ -2,11 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <set>
 
 #include "text/endpoint.h"
 
@@ -17,13 +14,8 @@
 namespace tern::exporter::otlp {
 
 using config::check_backoff;
-using config::check_host_port;
 using config::DecodeContext;
-using config::join;
 using config::MapReader;
-using config::suggest;
-
-namespace {}  // namespace
 
 void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark& at, OtlpExporterConfig& c,
             const config::ComponentId& id, std::vector<config::StorageRequest>& storage) {

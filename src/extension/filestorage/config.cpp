@@ -2,24 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <filesystem>
-#include <map>
-#include <set>
-
 #include "config/reader.h"
-#include "config/transport.h"
 
 namespace tern::extension {
 
-using config::check_backoff;
-using config::check_host_port;
 using config::DecodeContext;
-using config::join;
 using config::MapReader;
-using config::suggest;
-
-namespace {}  // namespace
 
 void decode(DecodeContext& ctx, MapReader& r, const YAML::Mark&, FileStorageExtensionConfig& c) {
   r.str("directory", c.directory);

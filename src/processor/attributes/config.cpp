@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <set>
 
@@ -12,16 +11,11 @@
 #include <climits>
 
 #include "config/reader.h"
-#include "config/transport.h"
 
 namespace tern::processor {
 
-using config::check_backoff;
-using config::check_host_port;
 using config::DecodeContext;
-using config::join;
 using config::MapReader;
-using config::suggest;
 
 namespace {
 

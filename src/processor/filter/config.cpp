@@ -2,27 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <filesystem>
-#include <map>
-#include <set>
-
 #include "ottl/condition.h"
 #include "ottl/statement.h"
 
 #include "config/reader.h"
-#include "config/transport.h"
 
 namespace tern::processor {
 
-using config::check_backoff;
-using config::check_host_port;
 using config::DecodeContext;
-using config::join;
 using config::MapReader;
-using config::suggest;
-
-namespace {}  // namespace
 
 // `filter`: OTTL conditions per context, each parsed here so that a mistake is a config
 // error at its line, not a surprise at run time.

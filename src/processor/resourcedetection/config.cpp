@@ -3,23 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <map>
 #include <set>
 
 #include "config/reader.h"
-#include "config/transport.h"
 
 namespace tern::processor {
 
-using config::check_backoff;
-using config::check_host_port;
 using config::DecodeContext;
 using config::join;
 using config::MapReader;
 using config::suggest;
-
-namespace {}  // namespace
 
 // `resourcedetection`: Tern has the Collector's `env` and `system` detectors; the others ask
 // cloud or container APIs and are refused by name.

@@ -2,27 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <filesystem>
-#include <map>
-#include <set>
-
 #include "ottl/condition.h"
 #include "ottl/statement.h"
 
 #include "config/reader.h"
-#include "config/transport.h"
 
 namespace tern::processor {
 
-using config::check_backoff;
-using config::check_host_port;
 using config::DecodeContext;
-using config::join;
 using config::MapReader;
-using config::suggest;
-
-namespace {}  // namespace
 
 // `transform`: groups of OTTL statements per signal. A group is a mapping (context,
 // conditions, statements) or, the Collector's flat form, one statement as a string, run in

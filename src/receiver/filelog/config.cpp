@@ -3,9 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <map>
-#include <set>
 
 #include <re2/re2.h>
 
@@ -13,16 +10,11 @@
 #include "text/ascii.h"
 
 #include "config/reader.h"
-#include "config/transport.h"
 
 namespace tern::receiver::filelog {
 
-using config::check_backoff;
-using config::check_host_port;
 using config::DecodeContext;
-using config::join;
 using config::MapReader;
-using config::suggest;
 
 namespace {
 

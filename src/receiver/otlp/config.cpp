@@ -3,21 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <map>
-#include <set>
 
 #include "config/reader.h"
 #include "config/transport.h"
 
 namespace tern::receiver::otlp {
 
-using config::check_backoff;
 using config::check_host_port;
 using config::DecodeContext;
-using config::join;
 using config::MapReader;
-using config::suggest;
 
 namespace {
 
