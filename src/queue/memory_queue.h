@@ -16,17 +16,18 @@
 #include <vector>
 
 #include "encoding/encoded_batch.h"
+#include "pdata/batch.h"
 #include "pdata/delivery.h"
 #include "pdata/signal.h"
 
 namespace tern::queue {
 
 // One enqueued request: already encoded (early), or the decoded batch still to be
-// encoded by the consumer (late; `batch` is a shared_ptr<pdata::{Logs,Traces,Metrics}Data>).
+// encoded by the consumer (late: `batch`).
 struct Entry {
   pdata::Signal signal = pdata::Signal::Logs;
   encoding::EncodedBatch encoded;
-  std::shared_ptr<const void> batch;
+  pdata::SharedBatch batch;
   std::uint64_t bytes = 0;  // accounted size
   std::uint64_t items = 0;  // events
   // Held until the entry is settled downstream (pdata/delivery.h); empty when nobody asked.

@@ -6,7 +6,9 @@
 #include <array>
 #include <atomic>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
+#include <variant>
 
 #include "encoding/elasticsearch/encoder.h"
 #include "exporter/elasticsearch/bulk_exporter.h"
@@ -95,12 +97,11 @@ class ElasticsearchStage final : public component::Exporter {
     consumers_ = c.num_workers ? static_cast<unsigned>(c.num_workers)
                                : std::max(1u, std::thread::hardware_concurrency());
     if (uses_disk_queue(c))
-      disk_ = std::make_unique<DiskSpool>(
-          id_, disk_queue_options(c.sending_queue), queue_,
-          [this](pdata::Signal s, const void* batch, std::string_view, queue::Entry& e) {
-            encode(thread_encoder(), s, batch, e.encoded);
-            e.bytes = held_bytes(e.encoded);
-          });
+      disk_ = std::make_unique<DiskSpool>(id_, disk_queue_options(c.sending_queue), queue_,
+                                          [this](pdata::BatchRef batch, std::string_view, queue::Entry& e) {
+                                            encode(thread_encoder(), batch, e.encoded);
+                                            e.bytes = held_bytes(e.encoded);
+                                          });
   }
   ~ElasticsearchStage() override { shutdown(std::chrono::milliseconds(0)); }
 
@@ -230,18 +231,19 @@ class ElasticsearchStage final : public component::Exporter {
     return *e;
   }
 
-  void encode(Encoder& enc, pdata::Signal s, const void* batch, EncodedBatch& out) {
-    switch (s) {
-      case pdata::Signal::Logs:
-        enc.encode_logs(*static_cast<const pdata::LogsData*>(batch), out);
-        break;
-      case pdata::Signal::Traces:
-        enc.encode_traces(*static_cast<const pdata::TracesData*>(batch), out);
-        break;
-      case pdata::Signal::Metrics:
-        enc.encode_metrics(*static_cast<const pdata::MetricsData*>(batch), out);
-        break;
-    }
+  void encode(Encoder& enc, pdata::BatchRef batch, EncodedBatch& out) {
+    const pdata::Signal s = pdata::signal_of(batch);
+    std::visit(
+        [&](const auto* d) {
+          using Data = std::remove_cvref_t<decltype(*d)>;
+          if constexpr (std::is_same_v<Data, pdata::LogsData>)
+            enc.encode_logs(*d, out);
+          else if constexpr (std::is_same_v<Data, pdata::TracesData>)
+            enc.encode_traces(*d, out);
+          else
+            enc.encode_metrics(*d, out);
+        },
+        batch);
     if (const auto n = out.stats.total_rejected()) {
       encode_rejected_.fetch_add(n, std::memory_order_relaxed);
       // Once per reason, so that a mistake (e.g. text bodies under mapping.mode bodymap)
@@ -261,7 +263,7 @@ class ElasticsearchStage final : public component::Exporter {
     if (!batch || events == 0) return ConsumeResult::ok();
     if (stopped_.load(std::memory_order_relaxed))
       return {ConsumeCode::kShutdown, "exporter is shutting down", {}, 0};
-    if (disk_) return disk_->push(s, batch.get());  // durable once this returns kOk
+    if (disk_) return disk_->push(batch.get());  // durable once this returns kOk
     // Under back-pressure, refuse before encoding: a request the full queue would refuse
     // costs no encoding CPU and no transient output buffer (clients retry it).
     if (early_ && !queue_.may_fit(events, 1)) {
@@ -274,7 +276,7 @@ class ElasticsearchStage final : public component::Exporter {
     e.delivery = batch->delivery;  // held until the bulk requests settle the entry
     ConsumeResult result = ConsumeResult::ok();
     if (early_) {
-      encode(thread_encoder(), s, batch.get(), e.encoded);
+      encode(thread_encoder(), batch.get(), e.encoded);
       e.bytes = held_bytes(e.encoded);
       batch.reset();  // the decoded request is not needed any more: only its bytes wait
       // Encoded before the client is answered: what the encoder refused (NaN values,
@@ -287,7 +289,7 @@ class ElasticsearchStage final : public component::Exporter {
       }
     } else {
       e.bytes = batch->arena.bytes_held();
-      e.batch = std::move(batch);
+      e.batch = std::shared_ptr<const Data>(std::move(batch));
     }
     if (!queue_.try_push(e)) return refuse(e.delivery);
     return result;
@@ -337,7 +339,7 @@ class ElasticsearchStage final : public component::Exporter {
       // Each entry goes to the sender as it is: the sender cuts requests across
       // submissions and sends their bytes in place, so nothing is copied here.
       for (auto& e : entries) {
-        if (!early_) encode(encoder, e.signal, e.batch.get(), e.encoded), e.batch.reset();
+        if (!early_) encode(encoder, *pdata::ref_of(e.batch), e.encoded), e.batch = {};
         if (e.encoded.empty()) continue;  // nothing encodable: the token settles as it goes
         // The token is released when every item of the entry is settled; any item still
         // undelivered (shutdown) fails it: its producer must not move past this data.

@@ -1,5 +1,8 @@
 #include "exporter/helper/disk_spool.h"
 
+#include <type_traits>
+#include <variant>
+
 #include <spdlog/spdlog.h>
 
 #include <fmt/format.h>
@@ -21,20 +24,20 @@ namespace {
 constexpr std::chrono::seconds kSplitWait{5};
 
 // Frame payload: one signal byte, then the export request in OTLP protobuf.
-void encode_frame(pdata::Signal signal, const void* batch, std::string& out) {
+void encode_frame(pdata::BatchRef batch, std::string& out) {
   out.clear();
-  out.push_back(static_cast<char>(signal));
-  switch (signal) {
-    case pdata::Signal::Logs:
-      otlp::encode_logs_proto(*static_cast<const pdata::LogsData*>(batch), out);
-      break;
-    case pdata::Signal::Traces:
-      otlp::encode_traces_proto(*static_cast<const pdata::TracesData*>(batch), out);
-      break;
-    case pdata::Signal::Metrics:
-      otlp::encode_metrics_proto(*static_cast<const pdata::MetricsData*>(batch), out);
-      break;
-  }
+  out.push_back(static_cast<char>(pdata::signal_of(batch)));
+  std::visit(
+      [&](const auto* d) {
+        using Data = std::remove_cvref_t<decltype(*d)>;
+        if constexpr (std::is_same_v<Data, pdata::LogsData>)
+          otlp::encode_logs_proto(*d, out);
+        else if constexpr (std::is_same_v<Data, pdata::TracesData>)
+          otlp::encode_traces_proto(*d, out);
+        else
+          otlp::encode_metrics_proto(*d, out);
+      },
+      batch);
 }
 
 // `request` is set to the frame's request bytes, alive as long as the batch.
@@ -64,9 +67,10 @@ DiskSpool::DiskSpool(std::string exporter_id, const queue::DiskQueueOptions& opt
 
 DiskSpool::~DiskSpool() { stop(); }
 
-ConsumeResult DiskSpool::push(pdata::Signal signal, const void* batch) {
+ConsumeResult DiskSpool::push(pdata::BatchRef batch) {
   thread_local std::string frame;  // each producer thread reuses its own frame buffer
-  encode_frame(signal, batch, frame);
+  encode_frame(batch, frame);
+  const pdata::Signal signal = pdata::signal_of(batch);
   std::string error;
   const queue::PushResult r = disk_->push(frame, /*wait=*/false, &error);
   if (r == queue::PushResult::kTooLarge) return push_split(signal, frame, std::move(error));
@@ -238,7 +242,7 @@ void DiskSpool::hand_over(std::uint64_t seq, std::shared_ptr<const std::string> 
   });
   const auto signal = payload->empty() ? pdata::Signal::Logs : static_cast<pdata::Signal>((*payload)[0]);
   std::optional<otlp::DecodeError> error;
-  std::shared_ptr<const void> batch;
+  pdata::SharedBatch batch;
   std::string_view request;
   std::uint64_t events = 0;
   if (payload->empty() || static_cast<unsigned char>((*payload)[0]) > 2) {
@@ -247,15 +251,15 @@ void DiskSpool::hand_over(std::uint64_t seq, std::shared_ptr<const std::string> 
   } else if (signal == pdata::Signal::Logs) {
     auto d = decode_frame<pdata::LogsData>(payload, otlp::decode_logs_proto, error, request);
     events = d->record_count();
-    batch = std::move(d);
+    batch = std::shared_ptr<const pdata::LogsData>(std::move(d));
   } else if (signal == pdata::Signal::Traces) {
     auto d = decode_frame<pdata::TracesData>(payload, otlp::decode_traces_proto, error, request);
     events = d->span_count();
-    batch = std::move(d);
+    batch = std::shared_ptr<const pdata::TracesData>(std::move(d));
   } else {
     auto d = decode_frame<pdata::MetricsData>(payload, otlp::decode_metrics_proto, error, request);
     events = d->data_point_count();
-    batch = std::move(d);
+    batch = std::shared_ptr<const pdata::MetricsData>(std::move(d));
   }
   if (error) {
     // The CRC matched, so the bytes are what a producer wrote: not decodable means a bug or
@@ -267,8 +271,8 @@ void DiskSpool::hand_over(std::uint64_t seq, std::shared_ptr<const std::string> 
   }
   e.signal = signal;
   e.items = events;
-  encode_(signal, batch.get(), request, e);
-  batch.reset();
+  encode_(*pdata::ref_of(batch), request, e);
+  batch = {};
   // The senders' queue is small: wait for room rather than reading the disk into memory.
   while (!stop_.load(std::memory_order_relaxed) &&
          !out_.push_wait(e, std::chrono::steady_clock::now() + std::chrono::milliseconds(100))) {

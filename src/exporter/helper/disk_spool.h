@@ -36,11 +36,10 @@ using component::MetricSample;
 
 class DiskSpool {
  public:
-  // Encodes a decoded batch (`const pdata::{Logs,Traces,Metrics}Data*` by signal) into the
-  // entry: the exporter's own early encoder, run on the reader thread. `request` is the
-  // batch as the frame holds it, an OTLP Export*ServiceRequest in protobuf.
-  using Encode =
-      std::function<void(pdata::Signal, const void* batch, std::string_view request, queue::Entry& out)>;
+  // Encodes a decoded batch into the entry: the exporter's own early encoder, run on the
+  // reader thread. `request` is the batch as the frame holds it, an OTLP
+  // Export*ServiceRequest in protobuf.
+  using Encode = std::function<void(pdata::BatchRef batch, std::string_view request, queue::Entry& out)>;
 
   // Opens (and recovers) the queue directory; throws queue::DiskQueueError.
   DiskSpool(std::string exporter_id, const queue::DiskQueueOptions& options, queue::MemoryQueue& out,
@@ -52,7 +51,7 @@ class DiskSpool {
   // batch too large for max_size is split by items into frames that fit (halves,
   // recursively); items that can never fit alone are refused: kTooLarge when that is all of
   // them, else kOk with `rejected` (partial success).
-  ConsumeResult push(pdata::Signal signal, const void* batch);
+  ConsumeResult push(pdata::BatchRef batch);
 
   void start();  // the reader loop
   void stop();   // stops reading; what is not yet acknowledged stays on disk

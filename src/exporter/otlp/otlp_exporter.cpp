@@ -130,11 +130,11 @@ class OtlpStage final : public component::Exporter {
       o.max_size = c.sending_queue.max_size;
       o.segment_size = std::min(o.segment_size, o.max_size);
       // The frame holds the batch as an Export*ServiceRequest already: that is the request.
-      disk_ = std::make_unique<DiskSpool>(
-          id_, o, queue_, [](pdata::Signal, const void*, std::string_view request, queue::Entry& e) {
-            e.encoded.data.assign(request);
-            e.bytes = e.encoded.data.capacity();
-          });
+      disk_ = std::make_unique<DiskSpool>(id_, o, queue_,
+                                          [](pdata::BatchRef, std::string_view request, queue::Entry& e) {
+                                            e.encoded.data.assign(request);
+                                            e.bytes = e.encoded.data.capacity();
+                                          });
     }
   }
   ~OtlpStage() override { shutdown(std::chrono::milliseconds(0)); }
@@ -292,7 +292,7 @@ class OtlpStage final : public component::Exporter {
                           pdata::to_string(s), pdata::to_string(s)),
               {},
               0};
-    if (disk_) return disk_->push(s, batch.get());  // durable once this returns kOk
+    if (disk_) return disk_->push(batch.get());  // durable once this returns kOk
     queue::Entry e;
     e.signal = s;
     e.items = events;

@@ -82,8 +82,8 @@ struct Harness {
     o.segment_size = max_size / 8;
     o.sync = queue::DiskQueueOptions::Sync::kNone;
     spool = std::make_unique<DiskSpool>(
-        "test", o, out, [this](pdata::Signal, const void* batch, std::string_view, queue::Entry& e) {
-          const auto& d = *static_cast<const pdata::LogsData*>(batch);
+        "test", o, out, [this](pdata::BatchRef batch, std::string_view, queue::Entry& e) {
+          const auto& d = *std::get<const pdata::LogsData*>(batch);
           std::lock_guard lk(mu);
           for (const auto& rl : d.resource_logs)
             for (const auto& sl : rl.scope_logs)
@@ -116,7 +116,7 @@ struct Harness {
     EXPECT_EQ(d.record_count(), sizes.size());
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     for (;;) {
-      ConsumeResult r = spool->push(pdata::Signal::Logs, &d);
+      ConsumeResult r = spool->push(&d);
       if (r.code != ConsumeCode::kUnavailable || std::chrono::steady_clock::now() > deadline) return r;
       std::this_thread::sleep_for(5ms);
     }
