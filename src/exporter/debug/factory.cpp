@@ -44,8 +44,10 @@ class DebugExporter final : public component::Exporter {
     events_.fetch_add(n, std::memory_order_relaxed);
     if (!sampled()) return ConsumeResult::ok();
     std::string text = summary(d, id_);
-    if (config_.verbosity == Verbosity::kNormal) text += "\n" + normal(d);
-    if (config_.verbosity == Verbosity::kDetailed) text += "\n" + detailed(d);
+    if (config_.verbosity != Verbosity::kBasic) {
+      text += '\n';
+      text += config_.verbosity == Verbosity::kNormal ? normal(d) : detailed(d);
+    }
     while (!text.empty() && text.back() == '\n') text.pop_back();
     if (config_.use_internal_logger) {
       spdlog::info("{}", text);

@@ -209,7 +209,7 @@ std::string normal(const pdata::LogsData& d) {
     for (const auto& sl : rl.scope_logs)
       for (const auto& lr : sl.log_records) {
         out += pdata::pcommon_as_string(lr.body);
-        if (!lr.attributes.empty()) out += " " + flat(lr.attributes);
+        if (!lr.attributes.empty()) out.append(1, ' ').append(flat(lr.attributes));
         out += '\n';
       }
   return out;
@@ -221,7 +221,7 @@ std::string normal(const pdata::TracesData& d) {
     for (const auto& ss : rs.scope_spans)
       for (const auto& s : ss.spans) {
         out += fmt::format("{} {} {}", s.name, hex(s.trace_id), hex(s.span_id));
-        if (!s.attributes.empty()) out += " " + flat(s.attributes);
+        if (!s.attributes.empty()) out.append(1, ' ').append(flat(s.attributes));
         out += '\n';
       }
   return out;
