@@ -9,15 +9,6 @@
 
 #include "config/loader.h"
 #include "exporter/elasticsearch/config.h"
-#include "exporter/otlp/config.h"
-#include "extension/filestorage/config.h"
-#include "extension/healthcheck/config.h"
-#include "processor/attributes/config.h"
-#include "processor/batch/config.h"
-#include "processor/filter/config.h"
-#include "processor/memorylimiter/config.h"
-#include "processor/resourcedetection/config.h"
-#include "processor/transform/config.h"
 #include "receiver/filelog/config.h"
 #include "receiver/otlp/config.h"
 #include "service/components.h"
@@ -26,16 +17,6 @@ namespace tern::config {
 namespace {
 
 using exporter::es::ElasticsearchExporterConfig;
-using exporter::otlp::OtlpExporterConfig;
-using extension::FileStorageExtensionConfig;
-using extension::HealthCheckExtensionConfig;
-using processor::AttributesProcessorConfig;
-using processor::BatchProcessorConfig;
-using processor::FilterProcessorConfig;
-using processor::MemoryLimiterProcessorConfig;
-using processor::ResourceDetectionProcessorConfig;
-using processor::TransformProcessorConfig;
-using receiver::filelog::FilelogOperatorConfig;
 using receiver::filelog::FilelogReceiverConfig;
 using receiver::otlp::OtlpReceiverConfig;
 

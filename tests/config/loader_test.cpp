@@ -2343,21 +2343,6 @@ service:
 namespace tern::config {
 namespace {
 
-using exporter::debug::DebugExporterConfig;
-using exporter::es::ElasticsearchExporterConfig;
-using exporter::otlp::OtlpExporterConfig;
-using extension::FileStorageExtensionConfig;
-using extension::HealthCheckExtensionConfig;
-using processor::AttributesProcessorConfig;
-using processor::BatchProcessorConfig;
-using processor::FilterProcessorConfig;
-using processor::MemoryLimiterProcessorConfig;
-using processor::ResourceDetectionProcessorConfig;
-using processor::TransformProcessorConfig;
-using receiver::filelog::FilelogOperatorConfig;
-using receiver::filelog::FilelogReceiverConfig;
-using receiver::otlp::OtlpReceiverConfig;
-
 using service::load_config_file;
 using service::load_config_string;
 
@@ -2447,21 +2432,6 @@ service:
 namespace tern::config {
 namespace {
 
-using exporter::debug::DebugExporterConfig;
-using exporter::es::ElasticsearchExporterConfig;
-using exporter::otlp::OtlpExporterConfig;
-using extension::FileStorageExtensionConfig;
-using extension::HealthCheckExtensionConfig;
-using processor::AttributesProcessorConfig;
-using processor::BatchProcessorConfig;
-using processor::FilterProcessorConfig;
-using processor::MemoryLimiterProcessorConfig;
-using processor::ResourceDetectionProcessorConfig;
-using processor::TransformProcessorConfig;
-using receiver::filelog::FilelogOperatorConfig;
-using receiver::filelog::FilelogReceiverConfig;
-using receiver::otlp::OtlpReceiverConfig;
-
 using service::load_config_file;
 using service::load_config_string;
 
@@ -2541,21 +2511,6 @@ service:
 
 namespace tern::config {
 namespace {
-
-using exporter::debug::DebugExporterConfig;
-using exporter::es::ElasticsearchExporterConfig;
-using exporter::otlp::OtlpExporterConfig;
-using extension::FileStorageExtensionConfig;
-using extension::HealthCheckExtensionConfig;
-using processor::AttributesProcessorConfig;
-using processor::BatchProcessorConfig;
-using processor::FilterProcessorConfig;
-using processor::MemoryLimiterProcessorConfig;
-using processor::ResourceDetectionProcessorConfig;
-using processor::TransformProcessorConfig;
-using receiver::filelog::FilelogOperatorConfig;
-using receiver::filelog::FilelogReceiverConfig;
-using receiver::otlp::OtlpReceiverConfig;
 
 using service::load_config_file;
 using service::load_config_string;
@@ -2641,21 +2596,6 @@ service:
 
 namespace tern::config {
 namespace {
-
-using exporter::debug::DebugExporterConfig;
-using exporter::es::ElasticsearchExporterConfig;
-using exporter::otlp::OtlpExporterConfig;
-using extension::FileStorageExtensionConfig;
-using extension::HealthCheckExtensionConfig;
-using processor::AttributesProcessorConfig;
-using processor::BatchProcessorConfig;
-using processor::FilterProcessorConfig;
-using processor::MemoryLimiterProcessorConfig;
-using processor::ResourceDetectionProcessorConfig;
-using processor::TransformProcessorConfig;
-using receiver::filelog::FilelogOperatorConfig;
-using receiver::filelog::FilelogReceiverConfig;
-using receiver::otlp::OtlpReceiverConfig;
 
 using service::load_config_file;
 using service::load_config_string;
