@@ -57,10 +57,6 @@ struct ComponentConfig {
     if (const T* t = settings_if<T>()) return *t;
     throw std::bad_cast();
   }
-  template <class T>
-  T& mutable_settings() {
-    return const_cast<T&>(settings<T>());
-  }
 };
 
 // A reference from a component's settings to a storage extension (`storage: file_storage`),
@@ -96,7 +92,8 @@ class ComponentType {
   // The signals a component of these settings handles (some settings narrow the type's);
   // `why` says why when fewer.
   virtual std::vector<Signal> signals_of(const void* settings, std::string& why) const;
-  // A storage extension's directory (file_storage); nullopt for every other type.
+  // A storage extension (file_storage): components name it by id and get its directory.
+  virtual bool provides_storage() const { return false; }
   virtual std::optional<std::string> storage_directory(const void* settings) const { return std::nullopt; }
   // Checks across all the components of this type in one config.
   virtual void check_together(DecodeContext& ctx, const std::vector<const ComponentConfig*>& all) const {}

@@ -133,11 +133,12 @@ void warn_shared_batching(DecodeContext& ctx, MapReader& pipes, const Config& cf
 // Resolves the components' references to storage extensions (file_storage): each gets the
 // extension's directory. Returns the uses, for the service.extensions check.
 std::vector<const StorageRequest*> resolve_storage(DecodeContext& ctx, const Config& cfg,
+                                                   const Catalog& catalog,
                                                    const std::vector<StorageRequest>& requests,
                                                    DefinedMap& extensions) {
   std::vector<std::string> names;  // the storage extensions
   for (const auto& ext : cfg.extensions)
-    if (ext.type->storage_directory(ext.data.get())) names.push_back(ext.id.str());
+    if (ext.type->provides_storage()) names.push_back(ext.id.str());
   std::vector<const StorageRequest*> uses;
   for (const auto& req : requests) {
     const auto* ext = cfg.find(Kind::kExtension, req.extension_id);
@@ -148,14 +149,9 @@ std::vector<const StorageRequest*> resolve_storage(DecodeContext& ctx, const Con
       uses.push_back(&req);
       continue;
     }
-    // A plain directory, unless it looks like an extension's id (one that is not defined).
-    const std::string type = req.extension_id.substr(0, req.extension_id.find('/'));
-    bool looks_like_extension = false;
-    for (const auto& ext_type : cfg.extensions)
-      if (ext_type.type->storage_directory(ext_type.data.get()) && ext_type.id.type == type)
-        looks_like_extension = true;
-    if (type == "file_storage") looks_like_extension = true;
-    if (req.or_directory && !looks_like_extension) continue;
+    // A plain directory, unless it looks like a storage extension's id (one not defined).
+    const auto* type = catalog.find(Kind::kExtension, req.extension_id.substr(0, req.extension_id.find('/')));
+    if (req.or_directory && !(type && type->provides_storage())) continue;
     ctx.error(req.mark, fmt::format("{}: \"{}\" is not a file_storage extension defined in extensions{}",
                                     req.key_path, req.extension_id, suggest(req.extension_id, names)));
   }
@@ -174,7 +170,7 @@ void decode_config(DecodeContext& ctx, const YAML::Node& root, const Catalog& ca
   std::vector<StorageRequest> storage;
   for (const Kind kind : {Kind::kReceiver, Kind::kProcessor, Kind::kExporter, Kind::kExtension})
     defined[kind] = decode_section(ctx, top, catalog, kind, storage, cfg.of(kind));
-  const auto storage_uses = resolve_storage(ctx, cfg, storage, defined[Kind::kExtension]);
+  const auto storage_uses = resolve_storage(ctx, cfg, catalog, storage, defined[Kind::kExtension]);
   // Checks across the components of one type (each type once, in catalog order).
   for (const auto* type : catalog.types) {
     std::vector<const ComponentConfig*> same;

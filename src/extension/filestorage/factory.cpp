@@ -10,6 +10,7 @@ class Factory final : public config::TypedComponent<FileStorageExtensionConfig, 
   std::string_view type() const override { return "file_storage"; }
   std::string_view description() const override { return "a directory for other components' state"; }
   config::Stability stability() const override { return config::Stability::kBeta; }
+  bool provides_storage() const override { return true; }
   std::optional<std::string> storage_directory(const void* settings) const override {
     return static_cast<const FileStorageExtensionConfig*>(settings)->directory;
   }
